@@ -1,0 +1,158 @@
+import mittModule, { type Emitter } from 'mitt';
+import type { Envelope, EnvelopeOf, EventType, Pattern, TroupeEvents } from './events.js';
+import { randomIds, type Clock, type IdSource } from './ids.js';
+
+/** Where an event came from and what led to it; all optional. */
+export type EventMeta = { agent?: string; scene?: string; cause?: string };
+
+/** Narrows a subscription to one agent and/or one scene. */
+export type EventFilter = { agent?: string; scene?: string };
+
+/** Stops a subscription. Calling it twice is harmless. */
+export type Unsubscribe = () => void;
+
+/** The typed event bus every part of troupe talks over (DESIGN.md §4). */
+export type Bus = {
+  /** Publishes one event and returns its envelope (its `id` is the `cause` of what follows). */
+  publish<K extends EventType>(type: K, data: TroupeEvents[K], meta?: EventMeta): Envelope<K>;
+  /** Subscribes by exact type, `'prefix.*'` or `'*'`, optionally for one agent or scene. */
+  on<P extends Pattern>(pattern: P, handler: (event: EnvelopeOf<P>) => void, filter?: EventFilter): Unsubscribe;
+  /** Like `on`, but for the first matching event only. */
+  once<P extends Pattern>(pattern: P, handler: (event: EnvelopeOf<P>) => void, filter?: EventFilter): Unsubscribe;
+  /** True when at least one subscriber listens (lets hot paths skip building costly data). */
+  readonly hasSubscribers: boolean;
+  readonly ids: IdSource;
+  readonly clock: Clock;
+};
+
+export type BusOptions = {
+  /** Envelope ids (default: random prefix + counter). */
+  ids?: IdSource;
+  /** Envelope timestamps (default: `Date.now`). */
+  clock?: Clock;
+  /**
+   * Called when a subscriber throws, after `bus.error` is published. Default: nothing more; a
+   * subscriber of `bus.error` that throws itself is reported here only, to avoid a loop.
+   */
+  onSubscriberError?: (error: unknown, event: Envelope) => void;
+};
+
+type Listener = (event: Envelope) => void;
+type Channels = Record<string, Envelope>;
+
+const ALL = '*';
+
+// mitt's typings are CommonJS-flavoured: under NodeNext the default import types as the module
+// object, while at run time the ESM build hands us the function itself.
+type MittFactory = typeof mittModule.default;
+const mitt: MittFactory =
+  (mittModule as unknown as { default?: MittFactory }).default ?? (mittModule as unknown as MittFactory);
+
+/**
+ * Creates a bus. Subscribers that throw never stop delivery to the others nor the publisher:
+ * the error is published as `bus.error`.
+ *
+ * @example
+ * const bus = createBus();
+ * const stop = bus.on('tool.*', (event) => console.log(event.type, event.data.name));
+ * bus.publish('tool.started', { callId: 'c1', name: 'lookup', args: {}, attempt: 1 });
+ * stop();
+ */
+export function createBus(options: BusOptions = {}): Bus {
+  const ids = options.ids ?? randomIds();
+  const clock = options.clock ?? Date.now;
+  // mitt does the bookkeeping; every channel key gets the envelope. Wildcards are our own keys
+  // (`tool.*`, `*`), never mitt's `*`, which would also fire on each prefix channel.
+  const emitter: Emitter<Channels> = mitt<Channels>();
+  const channelsOf = new Map<string, string[]>();
+  let subscriberCount = 0;
+  let reporting = false;
+
+  const channels = (type: string): string[] => {
+    let keys = channelsOf.get(type);
+    if (keys === undefined) {
+      keys = [type];
+      for (let dot = type.lastIndexOf('.'); dot > 0; dot = type.lastIndexOf('.', dot - 1)) {
+        keys.push(`${type.slice(0, dot)}.*`);
+      }
+      keys.push(ALL);
+      channelsOf.set(type, keys);
+    }
+    return keys;
+  };
+
+  const report = (error: unknown, event: Envelope): void => {
+    options.onSubscriberError?.(error, event);
+    if (reporting || event.type === 'bus.error') return;
+    reporting = true;
+    try {
+      bus.publish(
+        'bus.error',
+        { eventType: event.type, eventId: event.id, message: describe(error) },
+        { agent: event.agent, scene: event.scene, cause: event.id },
+      );
+    } finally {
+      reporting = false;
+    }
+  };
+
+  const subscribe = (pattern: string, handler: Listener, filter: EventFilter | undefined, once: boolean): Unsubscribe => {
+    let active = true;
+    const listener: Listener = (event) => {
+      if (!active) return;
+      if (filter?.agent !== undefined && event.agent !== filter.agent) return;
+      if (filter?.scene !== undefined && event.scene !== filter.scene) return;
+      if (once) stop();
+      try {
+        handler(event);
+      } catch (error) {
+        report(error, event);
+      }
+    };
+    const stop = (): void => {
+      if (!active) return;
+      active = false;
+      subscriberCount--;
+      emitter.off(pattern, listener);
+    };
+    subscriberCount++;
+    emitter.on(pattern, listener);
+    return stop;
+  };
+
+  const bus: Bus = {
+    publish(type, data, meta) {
+      const event = { id: ids(), type, at: clock(), data } as Envelope<typeof type>;
+      if (meta !== undefined) {
+        if (meta.scene !== undefined) event.scene = meta.scene;
+        if (meta.agent !== undefined) event.agent = meta.agent;
+        if (meta.cause !== undefined) event.cause = meta.cause;
+      }
+      if (subscriberCount > 0) {
+        for (const key of channels(type)) emitter.emit(key, event as Envelope);
+      }
+      return event;
+    },
+    on(pattern, handler, filter) {
+      return subscribe(pattern, handler as Listener, filter, false);
+    },
+    once(pattern, handler, filter) {
+      return subscribe(pattern, handler as Listener, filter, true);
+    },
+    get hasSubscribers() {
+      return subscriberCount > 0;
+    },
+    ids,
+    clock,
+  };
+  return bus;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  try {
+    return `non-Error thrown: ${String(error)}`;
+  } catch {
+    return 'non-Error thrown (unprintable)';
+  }
+}

@@ -1,0 +1,120 @@
+import type { Args, CallRejection, Issue, MalformedCategory, ProtocolCategory, RejectionCode } from '../protocol/types.js';
+import type { ToolFailure } from '../tools/types.js';
+import type { FinishReason as ModelFinishReason, NativeToolCall, ProviderErrorKind, Usage } from '../llm/types.js';
+
+/**
+ * The event catalogue (DESIGN.md §4): every bus event's type and data. No other file declares an
+ * event. Bump `CATALOGUE_VERSION` when a change is not backwards compatible for readers.
+ *
+ * Version history:
+ * - 1: the initial catalogue.
+ */
+export const CATALOGUE_VERSION = 1;
+
+/** The machine's state names, as `agent.state` reports them. */
+export type AgentStateName =
+  | 'idle'
+  | 'deliberating'
+  | 'parsing'
+  | 'validating'
+  | 'awaitingApproval'
+  | 'dispatching'
+  | 'observing'
+  | 'done'
+  | 'failed';
+
+/** Why a run ended. */
+export type RunReason = 'final_answer' | 'max_rounds' | 'aborted' | 'error';
+
+/** One call of a run, for stats and the finished event (seed 004's toolCallHistory). */
+export type CallRecord = {
+  callId: string;
+  name: string;
+  round: number;
+  outcome: 'completed' | 'failed' | 'rejected' | 'denied' | 'aborted';
+  durationMs: number;
+  attempts: number;
+};
+
+/** Totals of a run. */
+export type RunStats = {
+  rounds: number;
+  /** Calls dispatched (completed or failed). */
+  calls: number;
+  corrections: number;
+  durationMs: number;
+  usage: Usage;
+  history: CallRecord[];
+};
+
+export type TriggerReason = 'start' | 'event' | 'timer' | 'message';
+
+export type TroupeEvents = {
+  'agent.spawned': { name: string; tools: string[]; protocol: 'xml' | 'native' };
+  'agent.state': { from: AgentStateName; to: AgentStateName };
+  'agent.triggered': { reason: TriggerReason; detail?: string };
+  'llm.request': { round: number; provider: string; model?: string; messageCount: number; nudge: boolean };
+  'llm.delta': { round: number; text: string };
+  'llm.response': {
+    round: number;
+    text: string;
+    toolCalls?: NativeToolCall[];
+    finishReason: ModelFinishReason;
+    usage?: Usage;
+    latencyMs: number;
+  };
+  'llm.error': { round: number; kind: ProviderErrorKind; message: string; retryable: boolean; attempt: number };
+  'agent.said': { text: string };
+  'action.parsed': { calls: { callId: string; name: string; args: Args }[] };
+  'action.malformed': { code: MalformedCategory; category: ProtocolCategory; message: string; offset?: number };
+  /** Text the model wrote after `</ACTION>`: ignored, kept for the log. */
+  'action.trailing': { text: string };
+  'tool.rejected': CallRejection & { code: RejectionCode };
+  'tool.approval.requested': { callId: string; name: string; args: Args };
+  'tool.approval.resolved': { callId: string; name: string; approved: boolean; reason?: string };
+  'tool.started': { callId: string; name: string; args: Args; attempt: number };
+  'tool.completed': { callId: string; name: string; args: Args; output: unknown; durationMs: number; attempt: number };
+  'tool.failed': { callId: string; name: string; args: Args; error: ToolFailure; attempt: number; durationMs: number };
+  /** A tool kept running after its signal aborted; its late result (if any) is discarded. */
+  'tool.zombie': { callId: string; name: string; settled: 'pending' | 'resolved' | 'rejected'; lateOutput?: unknown };
+  'agent.observation': { text: string; ok: boolean; round: number };
+  'agent.finished': { reason: RunReason; text: string; rounds: number; stats: RunStats; error?: string; issues?: Issue[] };
+  'scene.started': { tick: number };
+  'scene.tick': { tick: number };
+  'scene.stopped': { tick: number; reason: string };
+  'world.changed': { path: string; value: unknown };
+  /** A subscriber threw; delivery to the others went on. */
+  'bus.error': { eventType: string; eventId: string; message: string };
+  /** The session log could not write an event, or quarantined a torn line. */
+  'log.error': { message: string; path?: string };
+};
+
+export type EventType = keyof TroupeEvents;
+
+/** One envelope per type; narrowing on `type` narrows `data`. */
+export type Envelope<K extends EventType = EventType> = {
+  [T in K]: {
+    id: string;
+    type: T;
+    at: number;
+    scene?: string;
+    agent?: string;
+    cause?: string;
+    data: TroupeEvents[T];
+  };
+}[K];
+
+/** The event types under a dotted prefix: `'tool'` → `'tool.started' | 'tool.failed' | …`. */
+export type TypesUnder<P extends string> = Extract<EventType, `${P}.${string}`>;
+
+/** What `bus.on` accepts: an exact type, `'prefix.*'`, or `'*'`. */
+export type Pattern = EventType | `${string}.*` | '*';
+
+/** The envelopes a pattern selects. */
+export type EnvelopeOf<P extends Pattern> = P extends '*'
+  ? Envelope
+  : P extends `${infer Prefix}.*`
+    ? Envelope<TypesUnder<Prefix>>
+    : P extends EventType
+      ? Envelope<P>
+      : never;

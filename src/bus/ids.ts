@@ -1,0 +1,24 @@
+import { randomUUID } from 'node:crypto';
+
+/** Produces envelope and call ids. Inject `sequentialIds()` for deterministic runs. */
+export type IdSource = () => string;
+
+/** Produces the current time in epoch milliseconds. */
+export type Clock = () => number;
+
+/** Ids `prefix-1`, `prefix-2`, … : deterministic for scripted runs and tests. */
+export function sequentialIds(prefix = 'e'): IdSource {
+  let next = 0;
+  return () => `${prefix}-${++next}`;
+}
+
+/** The default id source: a random 8-character run prefix plus a counter, unique and cheap. */
+export function randomIds(): IdSource {
+  return sequentialIds(randomUUID().slice(0, 8));
+}
+
+/** A clock that starts at `start` and advances by `step` ms per reading: deterministic timestamps. */
+export function steppedClock(start = 0, step = 1): Clock {
+  let now = start - step;
+  return () => (now += step);
+}

@@ -1,0 +1,3 @@
+export * from './bus.js';
+export * from './events.js';
+export * from './ids.js';

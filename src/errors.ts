@@ -1,0 +1,52 @@
+/**
+ * Errors thrown to the host programmer. The model's mistakes never throw: they become events and
+ * observations. These classes cover what the host got wrong (bad config, a bad tool schema) and
+ * the few runtime failures a caller must see (a log that cannot be written).
+ */
+export type TroupeErrorCode =
+  | 'tool_schema_rejected'
+  | 'duplicate_tool'
+  | 'invalid_config'
+  | 'provider_exhausted'
+  | 'script_mismatch'
+  | 'log_write_failed'
+  | 'log_format'
+  | 'agent_busy';
+
+/** Base of every error troupe throws; `code` is a stable literal to branch on. */
+export class TroupeError extends Error {
+  readonly code: TroupeErrorCode;
+
+  constructor(code: TroupeErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** A tool definition that cannot be registered (PROTOCOL.md rule 18). */
+export class ToolSchemaError extends TroupeError {
+  readonly tool: string;
+
+  constructor(tool: string, message: string, options?: { cause?: unknown }) {
+    super('tool_schema_rejected', `tool "${tool}": ${message}`, options);
+    this.tool = tool;
+  }
+}
+
+/** A configuration the host passed that cannot work (missing provider, duplicate tool, bad limits). */
+export class ConfigError extends TroupeError {
+  constructor(message: string, code: TroupeErrorCode = 'invalid_config') {
+    super(code, message);
+  }
+}
+
+/** The scripted provider was asked for more turns than it has, or a turn was left unused. */
+export class ScriptError extends TroupeError {
+  constructor(message: string, code: TroupeErrorCode = 'script_mismatch') {
+    super(code, message);
+  }
+}
+
+/** The session log could not be written or read. */
+export class LogError extends TroupeError {}

@@ -1,0 +1,71 @@
+/** The provider contract: one deliberation in, one model turn out. */
+
+/** A native function call as the provider returned it: `arguments` is raw JSON text. */
+export type NativeToolCall = { id: string; name: string; arguments: string };
+
+/** The conversation, provider-neutral (seed 001's ChatMessage union). */
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: NativeToolCall[] }
+  | { role: 'tool'; callId: string; name: string; content: string };
+
+/** A tool as offered to a provider for native function calling. */
+export type ToolSpec = { name: string; description: string; parameters: Record<string, unknown> };
+
+export type ToolChoice = 'auto' | 'required' | 'none';
+
+/** Token counts for one model call, or summed over a run. */
+export type Usage = { inputTokens: number; outputTokens: number; totalTokens: number };
+
+/** How a model turn ended. `stop_sequence` carries the sequence the provider stripped. */
+export type FinishReason = 'stop' | 'length' | 'stop_sequence' | 'tool_calls' | 'content_filter' | 'refusal' | 'error';
+
+export type ModelRequest = {
+  messages: readonly ChatMessage[];
+  /** Offered for native function calling; absent with the XML protocol. */
+  tools?: readonly ToolSpec[];
+  toolChoice?: ToolChoice;
+  stop?: readonly string[];
+  temperature?: number;
+  maxTokens?: number;
+  signal: AbortSignal;
+  /** 1-based deliberation number within the run. */
+  round: number;
+  agent: string;
+};
+
+export type ModelResponse = {
+  text: string;
+  toolCalls?: NativeToolCall[];
+  finishReason: FinishReason;
+  stopSequence?: string;
+  usage?: Usage;
+};
+
+/** What a streaming provider yields; the last event is `finish`. */
+export type StreamEvent =
+  | { type: 'text'; text: string }
+  | { type: 'reasoning'; text: string }
+  | { type: 'tool_call_delta'; index: number; id?: string; name?: string; argumentsDelta: string }
+  | { type: 'finish'; response: ModelResponse };
+
+/** A model. `complete` is required; adapters that can stream also offer `stream`. */
+export type Provider = {
+  readonly name: string;
+  readonly model?: string;
+  complete(request: ModelRequest): Promise<ModelResponse>;
+  stream?(request: ModelRequest): AsyncIterable<StreamEvent>;
+};
+
+/** Why a provider call failed. */
+export type ProviderErrorKind =
+  | 'rate_limit'
+  | 'server'
+  | 'network'
+  | 'timeout'
+  | 'auth'
+  | 'bad_request'
+  | 'aborted'
+  | 'script'
+  | 'unknown';
