@@ -40,7 +40,7 @@ export type BusOptions = {
 type Listener = (event: Envelope) => void;
 type Channels = Record<string, Envelope>;
 
-const ALL = '*';
+const ALL = '**';
 
 // mitt's typings are CommonJS-flavoured: under NodeNext the default import types as the module
 // object, while at run time the ESM build hands us the function itself.
@@ -62,7 +62,7 @@ export function createBus(options: BusOptions = {}): Bus {
   const ids = options.ids ?? randomIds();
   const clock = options.clock ?? Date.now;
   // mitt does the bookkeeping; every channel key gets the envelope. Wildcards are our own keys
-  // (`tool.*`, `*`), never mitt's `*`, which would also fire on each prefix channel.
+  // (`tool.*`, `**`): mitt's own `*` would fire again on every prefix channel, with other arguments.
   const emitter: Emitter<Channels> = mitt<Channels>();
   const channelsOf = new Map<string, string[]>();
   let subscriberCount = 0;
@@ -134,10 +134,10 @@ export function createBus(options: BusOptions = {}): Bus {
       return event;
     },
     on(pattern, handler, filter) {
-      return subscribe(pattern, handler as Listener, filter, false);
+      return subscribe(pattern === '*' ? ALL : pattern, handler as Listener, filter, false);
     },
     once(pattern, handler, filter) {
-      return subscribe(pattern, handler as Listener, filter, true);
+      return subscribe(pattern === '*' ? ALL : pattern, handler as Listener, filter, true);
     },
     get hasSubscribers() {
       return subscriberCount > 0;

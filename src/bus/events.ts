@@ -1,3 +1,4 @@
+import type { AgentStateName } from '../../machines/agent.machine.js';
 import type { Args, CallRejection, Issue, MalformedCategory, ProtocolCategory, RejectionCode } from '../protocol/types.js';
 import type { ToolFailure } from '../tools/types.js';
 import type { FinishReason as ModelFinishReason, NativeToolCall, ProviderErrorKind, Usage } from '../llm/types.js';
@@ -11,17 +12,7 @@ import type { FinishReason as ModelFinishReason, NativeToolCall, ProviderErrorKi
  */
 export const CATALOGUE_VERSION = 1;
 
-/** The machine's state names, as `agent.state` reports them. */
-export type AgentStateName =
-  | 'idle'
-  | 'deliberating'
-  | 'parsing'
-  | 'validating'
-  | 'awaitingApproval'
-  | 'dispatching'
-  | 'observing'
-  | 'done'
-  | 'failed';
+export type { AgentStateName };
 
 /** Why a run ended. */
 export type RunReason = 'final_answer' | 'max_rounds' | 'aborted' | 'error';

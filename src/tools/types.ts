@@ -7,7 +7,13 @@ export type JsonSchema = { [key: string]: unknown };
 export type ToolErrorKind = 'execution' | 'timeout' | 'network' | 'permission' | 'not_found' | 'aborted' | 'unknown';
 
 /** A tool failure as the bus and the model see it. */
-export type ToolFailure = { kind: ToolErrorKind; message: string; retryable: boolean };
+export type ToolFailure = {
+  kind: ToolErrorKind;
+  message: string;
+  retryable: boolean;
+  /** What the model could do about it ("check the path exists"), when troupe can tell. */
+  hint?: string;
+};
 
 /** How a failing call is retried. Writers retry only when the tool is `idempotent`. */
 export type RetryPolicy = {

@@ -1,0 +1,159 @@
+import { setup } from 'xstate';
+
+/**
+ * The agent cycle as a statechart: deliberate → parse → validate → dispatch → observe, plus
+ * approval, done and failed.
+ *
+ * Pure by design: it knows nothing of models, XML or tools. Each state's entry names an action
+ * (`deliberate`, `parse`, …) and each branch a guard; `src/agent/` fills them in with
+ * `agentMachine.provide(...)`. The two asynchronous stages (deliberate, dispatch) start their work
+ * in an entry action and report back with an event, so a run creates no child actors; the
+ * synchronous stages (parse, validate, observe) finish inside the macrostep that entered them.
+ */
+
+/** The machine's state names, as `agent.state` events report them. */
+export type AgentStateName =
+  | 'idle'
+  | 'deliberating'
+  | 'parsing'
+  | 'validating'
+  | 'awaitingApproval'
+  | 'dispatching'
+  | 'observing'
+  | 'done'
+  | 'failed';
+
+/** What the runtime tells the machine. */
+export type AgentMachineEvent =
+  | { type: 'run' }
+  | { type: 'model.responded' }
+  | { type: 'model.failed' }
+  | { type: 'approval.settled' }
+  | { type: 'dispatch.settled' }
+  | { type: 'dispatch.failed' }
+  | { type: 'aborted' };
+
+/**
+ * The machine's context: only a handle on the runtime that implements the stages. The machine
+ * never looks inside it; provided actions and guards (which XState hands the context, not the
+ * actor) use it to reach their agent.
+ */
+export type AgentMachineContext = { readonly host: object };
+
+const placeholder = (): void => {};
+const never = (): boolean => false;
+
+const entered = (state: AgentStateName) => ({ type: 'entered', params: { state } }) as const;
+
+export const agentMachine = setup({
+  types: {
+    context: {} as AgentMachineContext,
+    input: {} as AgentMachineContext,
+    events: {} as AgentMachineEvent,
+  },
+  actions: {
+    /** Reports the state just entered (the runtime publishes `agent.state`). */
+    entered: (_, _params: { state: AgentStateName }) => {},
+    deliberate: placeholder,
+    parse: placeholder,
+    validate: placeholder,
+    requestApproval: placeholder,
+    dispatch: placeholder,
+    observe: placeholder,
+    finish: placeholder,
+    fail: placeholder,
+    /** Marks the next deliberation as the final-answer nudge. */
+    nudge: placeholder,
+  },
+  guards: {
+    /** The output was malformed (or empty): go straight to observing. */
+    malformed: never,
+    /** The output holds calls to check. */
+    hasCalls: never,
+    /** The deliberation was the final-answer nudge: its calls never run. */
+    nudged: never,
+    /** Validation rejected the block. */
+    rejected: never,
+    /** At least one call waits for the host's approval. */
+    needsApproval: never,
+    /** Approval left at least one call to run. */
+    anyApproved: never,
+    /** Consecutive bad turns reached `maxCorrections`. */
+    correctionsExhausted: never,
+    /** The run was aborted while a synchronous stage ran. */
+    abortRequested: never,
+    /** `maxRounds` deliberations are spent: one more, without tools, asks for the answer. */
+    roundsExhausted: never,
+  },
+}).createMachine({
+  id: 'agent',
+  context: ({ input }) => input,
+  initial: 'idle',
+  states: {
+    idle: {
+      entry: entered('idle'),
+      on: { run: 'deliberating' },
+    },
+    deliberating: {
+      entry: [entered('deliberating'), 'deliberate'],
+      on: {
+        'model.responded': 'parsing',
+        'model.failed': 'failed',
+        aborted: 'done',
+      },
+    },
+    parsing: {
+      entry: [entered('parsing'), 'parse'],
+      always: [
+        { guard: 'nudged', target: 'done' },
+        { guard: 'malformed', target: 'observing' },
+        { guard: 'hasCalls', target: 'validating' },
+        { target: 'done' },
+      ],
+    },
+    validating: {
+      entry: [entered('validating'), 'validate'],
+      always: [
+        { guard: 'rejected', target: 'observing' },
+        { guard: 'needsApproval', target: 'awaitingApproval' },
+        { target: 'dispatching' },
+      ],
+    },
+    awaitingApproval: {
+      entry: [entered('awaitingApproval'), 'requestApproval'],
+      on: {
+        'approval.settled': [{ guard: 'anyApproved', target: 'dispatching' }, { target: 'observing' }],
+        aborted: 'done',
+      },
+    },
+    dispatching: {
+      entry: [entered('dispatching'), 'dispatch'],
+      on: {
+        'dispatch.settled': 'observing',
+        'dispatch.failed': 'failed',
+        aborted: 'done',
+      },
+    },
+    observing: {
+      entry: [entered('observing'), 'observe'],
+      always: [
+        { guard: 'abortRequested', target: 'done' },
+        { guard: 'correctionsExhausted', target: 'failed' },
+        { guard: 'roundsExhausted', target: 'deliberating', actions: 'nudge' },
+        { target: 'deliberating' },
+      ],
+    },
+    // done and failed rest rather than end, so one long-lived actor serves every run.
+    done: {
+      entry: [entered('done'), 'finish'],
+      on: { run: 'deliberating' },
+    },
+    failed: {
+      entry: [entered('failed'), 'fail'],
+      on: { run: 'deliberating' },
+    },
+  },
+});
+
+/** The machine's type, for `provide` in `src/agent/`. */
+export type AgentMachine = typeof agentMachine;

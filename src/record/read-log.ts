@@ -1,0 +1,95 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Envelope } from '../bus/events.js';
+import { LogError } from '../errors.js';
+import { describe } from './lock-file.js';
+import { parseHeader, type LogHeader } from './log-format.js';
+
+/** A line that could not be read as an event: reported, never fatal. */
+export type QuarantinedLine = { lineNumber: number; text: string; reason: string };
+
+export type ReadLogResult = { header: LogHeader; events: Envelope[]; quarantined: QuarantinedLine[] };
+
+export type ReadLogOptions = {
+  /** Replace `{ "$side": … }` placeholders by the side file's data (default false). */
+  loadSideFiles?: boolean;
+};
+
+/** Quarantined text kept per line; a torn 50 MB line is reported, not copied. */
+const MAX_QUARANTINE_CHARS = 1_000;
+// Side references the log itself writes: `<log name>.side/<file>.json`, nothing that climbs out.
+const SIDE_REFERENCE = /^[^/\\]+\.side\/[A-Za-z0-9._-]+\.json$/;
+
+/**
+ * Reads a session log. A line that does not parse as an envelope (the torn last line a SIGKILL
+ * leaves, or any damaged line) is quarantined with its line number and reason, and reading goes
+ * on. A missing, foreign, other-version or truncated header throws a `LogError` naming the
+ * version found: a log is never silently misread.
+ *
+ * @example
+ * const { events, quarantined } = readLog('.troupe/session.jsonl');
+ * for (const line of quarantined) console.warn(`line ${line.lineNumber}: ${line.reason}`);
+ */
+export function readLog(path: string, options: ReadLogOptions = {}): ReadLogResult {
+  let content: string;
+  try {
+    content = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new LogError('log_format', `cannot read session log ${path}: ${describe(error)}`, { cause: error });
+  }
+  if (content === '') throw new LogError('log_format', `session log ${path} is empty: no header, version unknown`);
+  const lines = content.split('\n');
+  const header = parseHeader(lines[0] ?? '', lines.length > 1, path);
+  const events: Envelope[] = [];
+  const quarantined: QuarantinedLine[] = [];
+  for (let index = 1; index < lines.length; index++) {
+    const text = lines[index] ?? '';
+    if (text === '') continue; // the end of the file, or the newline that closed a torn tail
+    const torn = index === lines.length - 1 ? ' (the last line has no end of line: a write cut short)' : '';
+    const quarantine = (reason: string): void => {
+      const shown = text.length > MAX_QUARANTINE_CHARS ? `${text.slice(0, MAX_QUARANTINE_CHARS)}…[${text.length} characters]` : text;
+      quarantined.push({ lineNumber: index + 1, text: shown, reason: `${reason}${torn}` });
+    };
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      quarantine(`not JSON: ${describe(error)}`);
+      continue;
+    }
+    const problem = envelopeProblem(parsed, header.catalogue);
+    if (problem !== undefined) {
+      quarantine(problem);
+      continue;
+    }
+    const { v: _version, ...event } = parsed as Envelope & { v: number };
+    if (options.loadSideFiles) {
+      const loaded = loadSide(path, event.data);
+      if (loaded.ok) (event as { data: unknown }).data = loaded.data;
+      else if (loaded.reason !== undefined) quarantine(loaded.reason);
+    }
+    events.push(event as Envelope);
+  }
+  return { header, events, quarantined };
+}
+
+function envelopeProblem(value: unknown, catalogue: number): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not an envelope object';
+  const line = value as Record<string, unknown>;
+  if (typeof line.id !== 'string' || typeof line.type !== 'string' || typeof line.at !== 'number' || !('data' in line)) {
+    return 'not an envelope: id, type, at and data are required';
+  }
+  if (line.v !== catalogue) return `event catalogue version ${JSON.stringify(line.v)} differs from the header's ${catalogue}`;
+  return undefined;
+}
+
+function loadSide(path: string, data: unknown): { ok: true; data: unknown } | { ok: false; reason?: string } {
+  const reference = (data as { $side?: unknown } | null)?.$side;
+  if (typeof reference !== 'string') return { ok: false };
+  if (!SIDE_REFERENCE.test(reference)) return { ok: false, reason: `side reference ${JSON.stringify(reference)} refused: not a side file of this log` };
+  try {
+    return { ok: true, data: JSON.parse(readFileSync(join(dirname(path), reference), 'utf8')) };
+  } catch (error) {
+    return { ok: false, reason: `side file ${reference} unreadable: ${describe(error)}` };
+  }
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { dispatchTurn } from '../../src/tools/dispatch-turn.js';
+import type { Args } from '../../src/protocol/types.js';
+import { entry, harness, makeTool } from './helpers.js';
+
+// RELIABILITY 2i: the tool gets a deep-frozen deep copy; mutating it throws (ES modules are
+// strict) and changes nothing; the logged args equal the validated args.
+describe('dispatchTurn: frozen arguments (2i)', () => {
+  const validated = (): Args => ({ id: 7, tags: ['a', 'b'], filter: { team: 'red', nested: { depth: 1 } } });
+
+  it.each([
+    ['a top-level field', (args: Args) => void ((args as Record<string, unknown>).id = 8)],
+    ['a new field', (args: Args) => void ((args as Record<string, unknown>).extra = true)],
+    ['a nested array', (args: Args) => void (args.tags as string[]).push('c')],
+    ['a nested object', (args: Args) => void (((args.filter as Record<string, unknown>).nested as Record<string, unknown>).depth = 2)],
+    ['a delete', (args: Args) => void delete (args as Record<string, unknown>).id],
+  ])('throws when the tool writes %s, and the logged args stay the validated ones', async (_label, mutate) => {
+    const h = harness();
+    const args = validated();
+    let received: Args | undefined;
+    const tool = makeTool('mutator', (given) => {
+      received = given;
+      mutate(given);
+      return 'mutated';
+    });
+    const [result] = await dispatchTurn([entry(tool, args)], h.options);
+    expect(result).toMatchObject({ status: 'failed', error: { kind: 'execution' } });
+    expect(result?.status === 'failed' && result.error.message).toMatch(/^TypeError: /);
+    expect(args).toEqual(validated()); // the caller's object is untouched …
+    expect(Object.isFrozen(args)).toBe(false); // … and not frozen: the tool got a copy
+    const started = h.of('tool.started')[0];
+    expect(started?.data.args).toBe(received); // the tool got exactly what was logged
+    expect(started?.data.args).toEqual(validated());
+    expect(h.of('tool.failed')[0]?.data.args).toEqual(validated());
+    expect(result?.args).toEqual(validated());
+  });
+
+  it('keeps a hostile own __proto__ key as data', async () => {
+    const h = harness();
+    const args = JSON.parse('{"__proto__": {"polluted": true}, "x": 1}') as Args;
+    const tool = makeTool('echo', (given) => Object.keys(given));
+    const [result] = await dispatchTurn([entry(tool, args)], h.options);
+    expect(result).toMatchObject({ status: 'completed', output: ['__proto__', 'x'] });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});

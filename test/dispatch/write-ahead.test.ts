@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { dispatchTurn } from '../../src/tools/dispatch-turn.js';
+import { LogError } from '../../src/errors.js';
+import { deferred, entry, flush, harness, makeTool } from './helpers.js';
+
+// The write-ahead check (RELIABILITY 6f from the dispatcher's side): a call whose tool.started
+// could not be recorded never runs, and the turn rejects with the host error (fail closed).
+describe('dispatchTurn: write-ahead check', () => {
+  it('does not execute when assertRecorded throws, and rejects with that error', async () => {
+    const failure = new LogError('log_write_failed', 'disk full');
+    const h = harness({
+      assertRecorded: () => {
+        throw failure;
+      },
+    });
+    let ran = false;
+    const tool = makeTool('write', () => {
+      ran = true;
+    }, { readOnly: false });
+    await expect(dispatchTurn([entry(tool), entry(tool)], h.options)).rejects.toBe(failure);
+    expect(ran).toBe(false);
+    expect(h.of('tool.started')).toHaveLength(1); // the second call never even started
+  });
+
+  it('aborts the rest of a concurrent turn when one start cannot be recorded', async () => {
+    let count = 0;
+    const h = harness({
+      assertRecorded: () => {
+        if (++count === 2) throw new LogError('log_write_failed', 'EIO');
+      },
+    });
+    const gate = deferred();
+    const signals: AbortSignal[] = [];
+    const ran: string[] = [];
+    const tool = makeTool('read', (_args, { signal, callId }) => {
+      ran.push(callId);
+      signals.push(signal);
+      return gate.promise;
+    });
+    const turn = dispatchTurn([entry(tool, {}, 'x1'), entry(tool, {}, 'x2'), entry(tool, {}, 'x3')], h.options);
+    await flush();
+    await expect(turn).rejects.toThrow('EIO');
+    expect(ran).toEqual(['x1']);
+    expect(signals[0]?.aborted).toBe(true);
+  });
+
+  it('treats a throwing publish as a host failure too', async () => {
+    const h = harness();
+    const options = {
+      ...h.options,
+      publish: (() => {
+        throw new Error('bus gone');
+      }) as typeof h.options.publish,
+    };
+    let ran = false;
+    await expect(dispatchTurn([entry(makeTool('t', () => (ran = true)))], options)).rejects.toThrow('bus gone');
+    expect(ran).toBe(false);
+  });
+});

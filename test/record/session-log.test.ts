@@ -1,0 +1,105 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createBus } from '../../src/bus/bus.js';
+import { CATALOGUE_VERSION } from '../../src/bus/events.js';
+import { sequentialIds, steppedClock } from '../../src/bus/ids.js';
+import { readLog } from '../../src/record/read-log.js';
+import { createSessionLog, type SessionLogOptions } from '../../src/record/session-log.js';
+import { logFs } from '../../src/record/log-fs.js';
+import { tempDir } from './helpers.js';
+
+describe('session log: writing', () => {
+  let cleanup = (): void => {};
+  afterEach(() => cleanup());
+  const open = (options: SessionLogOptions = {}) => {
+    const temp = tempDir();
+    cleanup = temp.cleanup;
+    const log = createSessionLog(join(temp.dir, 'nested', 'session.jsonl'), options);
+    const bus = createBus({ ids: sequentialIds('e'), clock: steppedClock(1_000) });
+    log.attach(bus);
+    return { log, bus, dir: temp.dir };
+  };
+
+  it('writes a header, then one envelope per line with v, readable back', async () => {
+    const { log, bus } = open();
+    const said = bus.publish('agent.said', { text: 'hello' }, { agent: 'ana', scene: 'tavern' });
+    bus.publish('tool.started', { callId: 'c1', name: 'lookup', args: { id: 7 }, attempt: 1 });
+    await log.close();
+    const lines = readFileSync(log.path, 'utf8').split('\n');
+    expect(JSON.parse(lines[0] ?? '')).toEqual({ format: 'troupe-log', version: 1, catalogue: CATALOGUE_VERSION, createdAt: expect.any(String) });
+    expect(JSON.parse(lines[1] ?? '')).toEqual({ v: CATALOGUE_VERSION, ...said });
+    expect(lines[3]).toBe('');
+    const { events, quarantined } = readLog(log.path);
+    expect(quarantined).toEqual([]);
+    expect(events).toEqual([said, expect.objectContaining({ type: 'tool.started', data: { callId: 'c1', name: 'lookup', args: { id: 7 }, attempt: 1 } })]);
+  });
+
+  it('fsyncs each tool.started by default, every line with "always", none with "never"', async () => {
+    const count = async (fsync?: SessionLogOptions['fsync']) => {
+      let syncs = 0;
+      const real = logFs();
+      const { log, bus } = open({ fsync, fs: { fsyncSync: (fd) => void (syncs++, real.fsyncSync(fd)) } });
+      syncs = 0; // the header's own fsync is not counted
+      bus.publish('agent.said', { text: 'a' });
+      bus.publish('tool.started', { callId: 'c', name: 't', args: {}, attempt: 1 });
+      bus.publish('tool.completed', { callId: 'c', name: 't', args: {}, output: 1, durationMs: 1, attempt: 1 });
+      const during = syncs;
+      await log.close();
+      cleanup();
+      return during;
+    };
+    expect(await count()).toBe(1);
+    expect(await count('always')).toBe(3);
+    expect(await count('never')).toBe(0);
+  });
+
+  it('puts data of lines over maxLineBytes in a side file and references it', async () => {
+    const { log, bus, dir } = open({ maxLineBytes: 4_096 });
+    const output = 'o'.repeat(50 * 1024 * 1024); // RELIABILITY 2g: a 50 MB output
+    const done = bus.publish('tool.completed', { callId: 'big', name: 'dump', args: {}, output, durationMs: 3, attempt: 1 });
+    bus.publish('agent.said', { text: 'small stays inline' });
+    await log.close();
+
+    const lines = readFileSync(log.path, 'utf8').split('\n');
+    expect(lines.every((line) => Buffer.byteLength(line) <= 4_096)).toBe(true);
+    const reference = JSON.parse(lines[1] ?? '') as { data: { $side: string; bytes: number } };
+    expect(reference.data.$side).toMatch(/^session\.jsonl\.side\/e-1-[0-9a-f]{8}\.json$/);
+    expect(reference.data.bytes).toBeGreaterThan(output.length);
+    expect(readdirSync(join(dir, 'nested', 'session.jsonl.side'))).toHaveLength(1);
+
+    const referenced = readLog(log.path);
+    expect(referenced.events[0]?.data).toEqual(reference.data);
+    const loaded = readLog(log.path, { loadSideFiles: true });
+    expect(loaded.events[0]?.data).toEqual(done.data);
+    expect(loaded.events[1]?.data).toEqual({ text: 'small stays inline' });
+  });
+
+  it('records cyclic, BigInt and function data with placeholders instead of failing', async () => {
+    const { log, bus } = open();
+    const output: Record<string, unknown> = { big: 1n, fn: () => 1 };
+    output.self = output;
+    bus.publish('tool.completed', { callId: 'c', name: 't', args: {}, output, durationMs: 1, attempt: 1 });
+    await log.close();
+    expect(log.failure).toBeUndefined();
+    expect(readLog(log.path).events[0]?.data).toMatchObject({ output: { big: '1n', fn: '[Function fn]', self: '[Circular]' } });
+  });
+
+  it('refuses a side reference that climbs out of the log directory', async () => {
+    const { log } = open();
+    log.record({ id: 'x', type: 'agent.said', at: 1, data: { $side: '../../etc/passwd', bytes: 1 } as never });
+    await log.close();
+    const { events, quarantined } = readLog(log.path, { loadSideFiles: true });
+    expect(events[0]?.data).toEqual({ $side: '../../etc/passwd', bytes: 1 });
+    expect(quarantined[0]?.reason).toMatch(/refused/);
+  });
+
+  it('stops recording after close and keeps nothing open', async () => {
+    const { log, bus } = open();
+    await log.close();
+    bus.publish('agent.said', { text: 'late' });
+    expect(readLog(log.path).events).toEqual([]);
+    expect(existsSync(`${log.path}.lock`)).toBe(false);
+    await log.close(); // twice is harmless
+  });
+});
