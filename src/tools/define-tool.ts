@@ -1,0 +1,181 @@
+/**
+ * `defineTool`: checks a tool definition eagerly (PROTOCOL.md rule 18 plus the options of DESIGN.md
+ * §8), compiles its parameters once, and returns an inert, frozen `Tool`.
+ */
+import { ToolSchemaError } from '../errors.js';
+import type { Args } from '../protocol/types.js';
+import { checkToolSchema, nameProblem, type CompiledParameters } from './check-tool-schema.js';
+import { resolveSchema, schemaTypes } from './schema-walk.js';
+import { suggestName } from './suggest-name.js';
+import type { JsonSchema, RetryPolicy, Tool, ToolDefinition } from './types.js';
+
+/** What an option left out means (applied by the dispatcher). `concurrency` has none: no per-tool limit. */
+export const TOOL_DEFAULTS = Object.freeze({
+  readOnly: false,
+  timeoutMs: 30_000,
+  idempotent: false,
+  needsApproval: false,
+  verbatimParams: Object.freeze([]) as readonly string[],
+  retry: Object.freeze({ attempts: 1, backoffMs: 100, maxBackoffMs: 5_000 }) as Readonly<Required<RetryPolicy>>,
+});
+
+/** The longest timer Node honours (2^31 − 1 ms); larger values fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+const OPTION_NAMES = [
+  'kind', 'name', 'description', 'parameters', 'readOnly', 'timeoutMs', 'retry', 'idempotent',
+  'needsApproval', 'verbatimParams', 'concurrency', 'execute',
+];
+
+// Immutable association from a tool to its compiled validators: a Tool stays plain frozen data.
+const compiled = new WeakMap<object, CompiledParameters>();
+
+/**
+ * Defines a tool: validates every option, compiles `parameters` with AJV once, and returns a frozen
+ * `Tool` (options left out stay out; `TOOL_DEFAULTS` says what they mean). Throws `ToolSchemaError` (code
+ * `tool_schema_rejected`) naming the tool, the option or schema path, and what is allowed.
+ *
+ * @example
+ * const lookupPlayer = defineTool({
+ *   name: 'lookup_player',
+ *   description: 'Find a player by id.',
+ *   parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+ *   readOnly: true,
+ *   execute: async ({ id }) => ({ id, name: 'Ana' }),
+ * });
+ */
+export function defineTool<TArgs extends Args = Args, TOutput = unknown>(
+  definition: ToolDefinition<TArgs, TOutput>,
+): Tool<TArgs, TOutput> {
+  if (typeof definition !== 'object' || definition === null) {
+    throw new ToolSchemaError('(unnamed)', 'defineTool needs an object with name, description, parameters and execute');
+  }
+  const name = (definition as { name?: unknown }).name;
+  const problem = nameProblem(name);
+  if (problem !== undefined) {
+    throw new ToolSchemaError(typeof name === 'string' ? name : '(unnamed)', `tool name ${JSON.stringify(name)}: ${problem}`);
+  }
+  const toolName = name as string;
+  const fail = (message: string): never => {
+    throw new ToolSchemaError(toolName, message);
+  };
+
+  for (const key of Object.keys(definition)) {
+    if (OPTION_NAMES.includes(key)) continue;
+    const near = suggestName(key, OPTION_NAMES);
+    fail(`unknown option "${key}"${near === undefined ? '' : `; did you mean "${near}"?`} Options: ${OPTION_NAMES.slice(1).join(', ')}`);
+  }
+  if (typeof definition.description !== 'string') fail('description must be a string (the model reads it to choose the tool)');
+  if (typeof definition.execute !== 'function') fail(`execute must be a function (args, context) => result, got ${typeof definition.execute}`);
+  checkBoolean(definition.readOnly, 'readOnly', fail);
+  checkBoolean(definition.idempotent, 'idempotent', fail);
+  if (definition.needsApproval !== undefined && typeof definition.needsApproval !== 'boolean' && typeof definition.needsApproval !== 'function') {
+    fail('needsApproval must be a boolean or a function (args) => boolean');
+  }
+  if (definition.timeoutMs !== undefined) checkTimeout(definition.timeoutMs, fail);
+  if (definition.concurrency !== undefined) checkConcurrency(definition.concurrency, fail);
+  const retry = definition.retry === undefined ? undefined : checkRetry(definition.retry, fail);
+
+  const parameters = deepFreeze(cloneJson(definition.parameters, toolName));
+  const validators = checkToolSchema(toolName, parameters);
+  const verbatimParams = checkVerbatim(definition.verbatimParams, parameters, fail);
+
+  // Options left out stay out: the dispatcher applies its defaults (`TOOL_DEFAULTS` documents them),
+  // so an agent-wide default timeout can still reach tools that set none.
+  const tool = Object.freeze({
+    ...pick(definition),
+    kind: 'tool' as const,
+    name: toolName,
+    parameters,
+    ...(retry === undefined ? {} : { retry }),
+    ...(verbatimParams === undefined ? {} : { verbatimParams }),
+  }) as Tool<TArgs, TOutput>;
+  compiled.set(tool, validators);
+  return tool;
+}
+
+/** The validators `defineTool` compiled for a tool, or `undefined` for an object it did not make. */
+export function compiledParametersOf(tool: object): CompiledParameters | undefined {
+  return compiled.get(tool);
+}
+
+/** The options the host set, without `undefined` entries and without unknown keys. */
+function pick<TArgs extends Args, TOutput>(definition: ToolDefinition<TArgs, TOutput>): Partial<ToolDefinition<TArgs, TOutput>> {
+  const copy: Record<string, unknown> = {};
+  for (const key of OPTION_NAMES) {
+    const value = (definition as Record<string, unknown>)[key];
+    if (Object.hasOwn(definition, key) && value !== undefined) copy[key] = value;
+  }
+  return copy as Partial<ToolDefinition<TArgs, TOutput>>;
+}
+
+function checkBoolean(value: unknown, option: string, fail: (message: string) => never): void {
+  if (value !== undefined && typeof value !== 'boolean') fail(`${option} must be true or false, got ${JSON.stringify(value)}`);
+}
+
+function checkTimeout(value: unknown, fail: (message: string) => never): void {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_TIMER_MS) {
+    fail(`timeoutMs must be an integer from 0 (no limit) to ${MAX_TIMER_MS}, got ${String(value)}`);
+  }
+}
+
+function checkConcurrency(value: unknown, fail: (message: string) => never): void {
+  const ok = value === Number.POSITIVE_INFINITY || (typeof value === 'number' && Number.isInteger(value) && value >= 1);
+  if (!ok) fail(`concurrency must be an integer ≥ 1 or Infinity, got ${String(value)}`);
+}
+
+function checkRetry(value: unknown, fail: (message: string) => never): Readonly<Required<RetryPolicy>> {
+  if (typeof value !== 'object' || value === null) return fail('retry must be an object like { attempts: 3, backoffMs: 100 }');
+  const policy = value as Partial<RetryPolicy>;
+  for (const key of Object.keys(policy)) {
+    if (!['attempts', 'backoffMs', 'maxBackoffMs'].includes(key)) fail(`retry has an unknown option "${key}"; allowed: attempts, backoffMs, maxBackoffMs`);
+  }
+  const { attempts, backoffMs = TOOL_DEFAULTS.retry.backoffMs, maxBackoffMs = TOOL_DEFAULTS.retry.maxBackoffMs } = policy;
+  if (typeof attempts !== 'number' || !Number.isInteger(attempts) || attempts < 1 || attempts > 100) {
+    fail(`retry.attempts must be an integer from 1 (no retry) to 100, got ${String(attempts)}`);
+  }
+  for (const [key, number] of [['backoffMs', backoffMs], ['maxBackoffMs', maxBackoffMs]] as const) {
+    if (typeof number !== 'number' || !Number.isInteger(number) || number < 0 || number > MAX_TIMER_MS) {
+      fail(`retry.${key} must be an integer from 0 to ${MAX_TIMER_MS}, got ${String(number)}`);
+    }
+  }
+  if (maxBackoffMs < backoffMs) fail(`retry.maxBackoffMs (${maxBackoffMs}) must not be less than retry.backoffMs (${backoffMs})`);
+  return Object.freeze({ attempts: attempts as number, backoffMs, maxBackoffMs });
+}
+
+function checkVerbatim(value: unknown, parameters: JsonSchema, fail: (message: string) => never): readonly string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) return fail('verbatimParams must be an array of parameter names');
+  const properties = (Object.hasOwn(parameters, 'properties') ? parameters['properties'] : {}) as JsonSchema;
+  const names = Object.keys(properties);
+  for (const entry of value) {
+    if (typeof entry !== 'string' || !Object.hasOwn(properties, entry)) {
+      const near = typeof entry === 'string' ? suggestName(entry, names) : undefined;
+      fail(
+        `verbatimParams names ${JSON.stringify(entry)}, which is not a parameter${near === undefined ? '' : ` (did you mean "${near}"?)`}; parameters: ${names.join(', ') || '(none)'}`,
+      );
+    }
+    const schema = resolveSchema(parameters, properties[entry as string]);
+    if (!schemaTypes(parameters, schema).includes('string')) {
+      fail(`verbatimParams names "${entry as string}", which is not a string parameter; only strings can be kept verbatim`);
+    }
+  }
+  return Object.freeze([...new Set(value as string[])]);
+}
+
+/** A JSON copy of the schema, so later edits by the host cannot desynchronise the compiled validator. */
+function cloneJson(value: unknown, toolName: string): JsonSchema {
+  try {
+    return structuredClone(value) as JsonSchema;
+  } catch (error) {
+    throw new ToolSchemaError(toolName, 'parameters must be plain JSON data (no functions, symbols or class instances)', { cause: error });
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
