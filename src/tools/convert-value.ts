@@ -9,20 +9,19 @@ import { failure, success, type Outcome } from '../outcome.js';
 import { parseCheckedJson } from '../protocol/json-checked.js';
 import { isForbiddenName } from '../protocol/forbidden-names.js';
 import type { Issue, MalformedProblem, ProtocolLimits, RawArgument } from '../protocol/types.js';
+import { isXmlSpace } from '../protocol/xml-chars.js';
 import { decodeText, splitElements } from '../protocol/xml-elements.js';
 import {
-  declaredProperties, isObject, itemNode, own, pointerSegment, propertyNode, resolveNode, schemaTypes, TYPE_PRIORITY,
-  type SchemaNode,
-} from './schema-walk.js';
+  declaredOf, itemPlan, knownNames, planShape, planTypes, propertyPlan, resolvedPlan, type SchemaPlan,
+} from './convert-plan.js';
+import { isObject, pointerSegment, TYPE_PRIORITY } from './schema-walk.js';
 import { suggestName } from './suggest-name.js';
-import type { JsonSchema } from './types.js';
 
 /** A problem that stops normalization: the block is malformed, or this call's arguments are invalid. */
 export type ArgumentProblem = { kind: 'malformed'; problem: MalformedProblem } | { kind: 'invalid'; issue: Issue };
 
-/** What conversion needs besides the element: the tool's schema, limits, and branch validators. */
+/** What conversion needs besides the element and its plan: limits, and branch validators. */
 export type ConvertContext = {
-  root: JsonSchema;
   limits: ProtocolLimits;
   /** Validators for `anyOf`/`oneOf` branches by JSON pointer, to pick the branch a value fits. */
   branches?: ReadonlyMap<string, ValidateFunction> | undefined;
@@ -34,28 +33,34 @@ type Attempt = Outcome<unknown, ArgumentProblem> | undefined;
 
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
+/** Characters that make `decodeText` do more than trim: references, markup and CDATA, `]]>`. */
+const NEEDS_DECODING = /[&<\]]/;
+
+/** Up to this many siblings, repeated names are found by comparing pairs instead of building a Set. */
+const PAIRWISE_LIMIT = 8;
+
 /**
  * Converts a group of sibling elements (a call's arguments, or an object's child elements) into an
- * object typed by `node`. `childDepth` is the depth of the elements themselves (arguments are 2).
+ * object typed by `plan`. `childDepth` is the depth of the elements themselves (arguments are 2).
  */
 export function convertChildren(
   context: ConvertContext,
   elements: readonly RawArgument[],
-  node: SchemaNode,
+  plan: SchemaPlan,
   childDepth: number,
   path: string,
-  verbatim: ReadonlySet<string> = new Set(),
+  verbatim: readonly string[] = [],
 ): Converted {
-  const groups = new Map<string, RawArgument[]>();
-  for (const element of elements) {
-    const group = groups.get(element.name);
-    if (group === undefined) groups.set(element.name, [element]);
-    else group.push(element);
-  }
+  // Almost every call names each argument once: group by name only when some name repeats.
+  const groups = hasRepeatedName(elements) ? groupByName(elements) : undefined;
+  const count = groups === undefined ? elements.length : groups.length;
   const result: Record<string, unknown> = {};
-  for (const [name, occurrences] of groups) {
-    const at = `${path}/${pointerSegment(name)}`;
+  for (let index = 0; index < count; index += 1) {
+    const occurrences = groups?.[index];
+    const first = (occurrences === undefined ? elements[index] : occurrences[0]) as RawArgument;
+    const name = first.name;
     if (isForbiddenName(name)) {
+      const at = `${path}/${pointerSegment(name)}`;
       return invalid({
         category: 'forbidden_name',
         message: `The argument name "${name}" at ${at} is not allowed (it names a property of Object.prototype).`,
@@ -63,25 +68,25 @@ export function convertChildren(
         property: name,
       });
     }
-    const { child, closed } = propertyNode(context.root, node, name);
-    if (closed) {
-      const known = declaredProperties(context.root, node.schema);
+    const property = propertyPlan(plan, name);
+    if (property.closed) {
+      const known = [...knownNames(plan)];
       const near = suggestName(name, known);
       return invalid({
         category: 'validation_error',
         keyword: 'additionalProperties',
         message: `Unknown parameter "${name}"${path === '' ? '' : ` in ${path}`}.${near === undefined ? '' : ` Did you mean "${near}"?`} Allowed: ${known.join(', ') || '(none)'}.`,
-        path: at,
+        path: `${path}/${pointerSegment(name)}`,
         property: name,
         allowed: known,
         ...(near !== undefined && { suggestion: near }),
       });
     }
-    const first = occurrences[0] as RawArgument;
+    const at = `${path}/${property.segment}`;
     let converted: Converted;
-    if (occurrences.length > 1) {
-      const resolved = resolveNode(context.root, child);
-      const types = schemaTypes(context.root, resolved.schema);
+    if (occurrences !== undefined && occurrences.length > 1) {
+      const resolved = resolvedPlan(property.child);
+      const types = planTypes(resolved);
       // Untyped (`{}` or no schema) admits arrays too: repeated tags become a list of strings.
       if (types.length > 0 && !types.includes('array')) {
         return invalid({
@@ -93,51 +98,67 @@ export function convertChildren(
       }
       converted = convertItems(context, occurrences, resolved, childDepth, at);
     } else {
-      converted = convertElement(context, first, child, childDepth, at, verbatim.has(name));
+      converted = convertElement(context, first, property.child, childDepth, at, verbatim.length > 0 && verbatim.includes(name));
     }
     if (!converted.ok) return converted;
-    Object.defineProperty(result, name, { value: converted.value, enumerable: true, writable: true, configurable: true });
+    // A plain assignment is safe: forbidden names (the only ones with prototype setters) were refused above.
+    result[name] = converted.value;
   }
   return success(result);
+}
+
+function hasRepeatedName(elements: readonly RawArgument[]): boolean {
+  if (elements.length > PAIRWISE_LIMIT) return new Set(elements.map((element) => element.name)).size < elements.length;
+  for (let index = 1; index < elements.length; index += 1) {
+    const name = (elements[index] as RawArgument).name;
+    for (let before = 0; before < index; before += 1) if ((elements[before] as RawArgument).name === name) return true;
+  }
+  return false;
+}
+
+/** Elements grouped by name, groups in order of first occurrence. */
+function groupByName(elements: readonly RawArgument[]): RawArgument[][] {
+  const groups = new Map<string, RawArgument[]>();
+  for (const element of elements) {
+    const group = groups.get(element.name);
+    if (group === undefined) groups.set(element.name, [element]);
+    else group.push(element);
+  }
+  return [...groups.values()];
 }
 
 /** Converts one element's content by its schema (after `$ref` resolution). */
 export function convertElement(
   context: ConvertContext,
   element: RawArgument,
-  unresolved: SchemaNode,
+  unresolved: SchemaPlan,
   depth: number,
   path: string,
   verbatim = false,
 ): Converted {
-  const node = resolveNode(context.root, unresolved);
-  const schema = node.schema;
-  if (!isObject(schema)) return decode(element, verbatim);
-  if (!Object.hasOwn(schema, 'type')) {
-    for (const key of ['anyOf', 'oneOf']) {
-      const list = own(schema, key);
-      if (Array.isArray(list)) return convertBranches(context, element, node, key, list, depth, path, verbatim);
-    }
-    const options = Object.hasOwn(schema, 'const') ? [own(schema, 'const')] : own(schema, 'enum');
-    if (Array.isArray(options)) return matchOption(element, options);
+  const plan = resolvedPlan(unresolved);
+  const shape = planShape(plan);
+  switch (shape.kind) {
+    case 'text':
+      return decode(element, verbatim);
+    case 'branches':
+      return convertBranches(context, element, shape.branches, depth, path, verbatim);
+    case 'options':
+      return matchOption(element, shape.options);
   }
-  const types = schemaTypes(context.root, schema);
-  if (types.length === 0) return decode(element, verbatim);
+  const types = shape.types;
   if (types.length === 1) {
-    const attempt = convertAs(context, types[0] as string, element, node, depth, path, verbatim, true);
+    const attempt = convertAs(context, types[0] as string, element, plan, depth, path, verbatim, true);
     return attempt ?? decode(element, verbatim);
   }
   // A union: the first type the text fits, in TYPE_PRIORITY order (string last, since it always fits).
-  const empty = isBlank(element);
-  const ordered = empty
-    ? (['null', 'string', 'array', 'object'] as const).filter((type) => types.includes(type))
-    : TYPE_PRIORITY.filter((type) => types.includes(type));
+  const ordered = isBlank(element) ? shape.orderedIfBlank : shape.ordered;
   for (const type of ordered) {
-    const attempt = convertAs(context, type, element, node, depth, path, verbatim, false);
+    const attempt = convertAs(context, type, element, plan, depth, path, verbatim, false);
     if (attempt !== undefined) return attempt;
   }
   // No structure and no string in the union: a bare scalar may still be a one-item array.
-  if (types.includes('array')) return convertAs(context, 'array', element, node, depth, path, verbatim, true) ?? decode(element, verbatim);
+  if (shape.hasArray) return convertAs(context, 'array', element, plan, depth, path, verbatim, true) ?? decode(element, verbatim);
   return decode(element, verbatim);
 }
 
@@ -145,14 +166,14 @@ function convertAs(
   context: ConvertContext,
   type: string,
   element: RawArgument,
-  node: SchemaNode,
+  plan: SchemaPlan,
   depth: number,
   path: string,
   verbatim: boolean,
   only: boolean,
 ): Attempt {
-  if (type === 'array') return convertArray(context, element, node, depth, path, only);
-  if (type === 'object') return convertObject(context, element, node, depth, path, only);
+  if (type === 'array') return convertArray(context, element, plan, depth, path, only);
+  if (type === 'object') return convertObject(context, element, plan, depth, path, only);
   const text = decode(element, verbatim && type === 'string');
   if (!text.ok || type === 'string') return text;
   const value = text.value as string;
@@ -175,17 +196,17 @@ function convertAs(
   }
 }
 
-function convertArray(context: ConvertContext, element: RawArgument, node: SchemaNode, depth: number, path: string, only: boolean): Attempt {
+function convertArray(context: ConvertContext, element: RawArgument, plan: SchemaPlan, depth: number, path: string, only: boolean): Attempt {
   if (isBlank(element)) return only ? success([]) : undefined;
   const children = childElements(context, element, depth, only);
   if (children !== undefined) {
     if (!children.ok) return children;
     const items = children.value;
     // `<player><name>Ana</name><id>7</id></player>` for an array of player objects: one item, not two.
-    if (items.length > 0 && isSingleObjectItem(context, items, node)) {
-      return wrap(convertElement(context, element, itemNode(node, 0), depth + 1, `${path}/0`));
+    if (items.length > 0 && isSingleObjectItem(items, plan)) {
+      return wrap(convertElement(context, element, itemPlan(plan, 0), depth + 1, `${path}/0`));
     }
-    return convertItems(context, items, node, depth + 1, path);
+    return convertItems(context, items, plan, depth + 1, path);
   }
   const literal = jsonLiteral(context, element, depth, '[', path);
   if (literal !== undefined) {
@@ -194,15 +215,15 @@ function convertArray(context: ConvertContext, element: RawArgument, node: Schem
   }
   if (!only) return undefined;
   if (depth + 1 > context.limits.maxDepth) return tooDeep(context, element);
-  return wrap(convertElement(context, element, itemNode(node, 0), depth + 1, `${path}/0`));
+  return wrap(convertElement(context, element, itemPlan(plan, 0), depth + 1, `${path}/0`));
 }
 
-function convertObject(context: ConvertContext, element: RawArgument, node: SchemaNode, depth: number, path: string, only: boolean): Attempt {
+function convertObject(context: ConvertContext, element: RawArgument, plan: SchemaPlan, depth: number, path: string, only: boolean): Attempt {
   if (isBlank(element)) return only ? success({}) : undefined;
   const children = childElements(context, element, depth, only);
   if (children !== undefined) {
     if (!children.ok) return children;
-    return convertChildren(context, children.value, node, depth + 1, path);
+    return convertChildren(context, children.value, plan, depth + 1, path);
   }
   const literal = jsonLiteral(context, element, depth, '{', path);
   if (literal !== undefined && (!literal.ok || isObject(literal.value))) return literal;
@@ -210,10 +231,10 @@ function convertObject(context: ConvertContext, element: RawArgument, node: Sche
 }
 
 /** Repeated elements (or child elements) as the items of an array, each typed by its item schema. */
-function convertItems(context: ConvertContext, items: readonly RawArgument[], node: SchemaNode, depth: number, path: string): Converted {
+function convertItems(context: ConvertContext, items: readonly RawArgument[], plan: SchemaPlan, depth: number, path: string): Converted {
   const values: unknown[] = [];
   for (let index = 0; index < items.length; index += 1) {
-    const item = convertElement(context, items[index] as RawArgument, itemNode(node, index), depth, `${path}/${index}`);
+    const item = convertElement(context, items[index] as RawArgument, itemPlan(plan, index), depth, `${path}/${index}`);
     if (!item.ok) return item;
     values.push(item.value);
   }
@@ -223,22 +244,19 @@ function convertItems(context: ConvertContext, items: readonly RawArgument[], no
 function convertBranches(
   context: ConvertContext,
   element: RawArgument,
-  node: SchemaNode,
-  key: string,
-  list: readonly unknown[],
+  branches: readonly SchemaPlan[],
   depth: number,
   path: string,
   verbatim: boolean,
 ): Converted {
   let fallback: Converted | undefined;
   let best: { value: unknown; rank: number } | undefined;
-  for (let index = 0; index < list.length; index += 1) {
-    const pointer = `${node.pointer}/${key}/${index}`;
-    const converted = convertElement(context, element, { schema: list[index] as JsonSchema, pointer }, depth, path, verbatim);
+  for (const branch of branches) {
+    const converted = convertElement(context, element, branch, depth, path, verbatim);
     fallback ??= converted;
     if (!converted.ok) continue;
     if (fallback !== undefined && !fallback.ok) fallback = converted;
-    const validate = context.branches?.get(pointer);
+    const validate = context.branches?.get(branch.node.pointer);
     // Without a validator (a caller that compiled nothing) the most specific reading wins.
     if (validate !== undefined && !validate(structuredClone(converted.value))) continue;
     const type = typeof converted.value === 'string' ? 'string' : jsonTypeRank(converted.value);
@@ -306,17 +324,29 @@ function jsonLiteral(context: ConvertContext, element: RawArgument, depth: numbe
   }
 }
 
-function isSingleObjectItem(context: ConvertContext, children: readonly RawArgument[], node: SchemaNode): boolean {
-  const item = resolveNode(context.root, itemNode(node, 0));
-  if (!schemaTypes(context.root, item.schema).includes('object')) return false;
-  const known = declaredProperties(context.root, item.schema);
-  return children.every((child) => child.name !== 'item' && known.includes(child.name));
+function isSingleObjectItem(children: readonly RawArgument[], plan: SchemaPlan): boolean {
+  const item = resolvedPlan(itemPlan(plan, 0));
+  if (!planTypes(item).includes('object')) return false;
+  const known = declaredOf(item);
+  return children.every((child) => child.name !== 'item' && known.has(child.name));
 }
 
 function decode(element: RawArgument, verbatim: boolean): Converted {
   if (element.selfClosing) return success('');
-  const text = decodeText(element.raw, { verbatim });
+  const raw = element.raw;
+  // Plain text (no reference, markup or `]]>`) decodes to itself with its ASCII whitespace trimmed.
+  if (!verbatim && !NEEDS_DECODING.test(raw)) return success(trimXmlSpace(raw));
+  const text = decodeText(raw, { verbatim });
   return text.ok ? text : failure({ kind: 'malformed', problem: text.problem });
+}
+
+/** Trims space, TAB, CR and LF at both ends (not `String.prototype.trim`, which trims more). */
+function trimXmlSpace(raw: string): string {
+  let start = 0;
+  let end = raw.length;
+  while (start < end && isXmlSpace(raw.charCodeAt(start))) start += 1;
+  while (end > start && isXmlSpace(raw.charCodeAt(end - 1))) end -= 1;
+  return start === 0 && end === raw.length ? raw : raw.slice(start, end);
 }
 
 function isBlank(element: RawArgument): boolean {

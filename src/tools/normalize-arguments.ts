@@ -6,6 +6,7 @@ import { failure, success, type Outcome } from '../outcome.js';
 import { parseCheckedJson } from '../protocol/json-checked.js';
 import type { ProtocolLimits, RawArgument } from '../protocol/types.js';
 import type { CompiledParameters } from './check-tool-schema.js';
+import { rootPlan } from './convert-plan.js';
 import { convertChildren, type ArgumentProblem } from './convert-value.js';
 import type { JsonSchema } from './types.js';
 
@@ -37,9 +38,8 @@ export function normalizeXmlArguments(
   target: NormalizeTarget,
   limits: ProtocolLimits,
 ): Outcome<Record<string, unknown>, ArgumentProblem> {
-  const context = { root: target.parameters, limits, branches: target.compiled?.branches };
-  const verbatim = new Set(target.verbatimParams ?? []);
-  const converted = convertChildren(context, args, { schema: target.parameters, pointer: '' }, ARGUMENT_DEPTH, '', verbatim);
+  const context = { limits, branches: target.compiled?.branches };
+  const converted = convertChildren(context, args, rootPlan(target.parameters), ARGUMENT_DEPTH, '', target.verbatimParams);
   return converted as Outcome<Record<string, unknown>, ArgumentProblem>;
 }
 

@@ -39,10 +39,12 @@ export function validateCalls(calls: readonly RawCall[], context: ValidateContex
   if (calls.length > limits.maxCallsPerAction) {
     return malformed({ category: 'limit_exceeded', message: `${calls.length} calls in one turn; the limit is ${limits.maxCallsPerAction}. Make fewer calls per turn.` });
   }
-  const ids = new Set<string>();
-  for (const call of calls) {
-    if (ids.has(call.callId)) return malformed({ category: 'duplicate_call_id', message: `Two calls share the id "${call.callId}"; every call needs its own id.` });
-    ids.add(call.callId);
+  if (calls.length > 1) {
+    const ids = new Set<string>();
+    for (const call of calls) {
+      if (ids.has(call.callId)) return malformed({ category: 'duplicate_call_id', message: `Two calls share the id "${call.callId}"; every call needs its own id.` });
+      ids.add(call.callId);
+    }
   }
 
   const validated: ToolCall[] = [];
