@@ -1,33 +1,63 @@
 import pLimit, { type LimitFunction } from 'p-limit';
+import type { StopScope, Stoppable } from './stop-scope.js';
 
 /** Gives a held limiter slot back. Calling it twice is harmless. */
 export type ReleaseSlot = () => void;
 
 /**
- * Waits for a slot of a p-limit limiter, or for `signal` to abort, whichever comes first.
+ * Whether a task given to `limiter` now would start at once: a free slot and nobody queued
+ * (queued tasks go first, so that no agent on a shared limiter starves).
+ */
+export function hasFreeSlot(limiter: LimitFunction | undefined): boolean {
+  return limiter === undefined || (limiter.activeCount < limiter.concurrency && limiter.pendingCount === 0);
+}
+
+/**
+ * Holds a slot of `limiter` until `settled` settles. Called with a free slot (see `hasFreeSlot`),
+ * p-limit counts the slot in `activeCount` synchronously, before any other code can look.
+ */
+export function holdSlot(limiter: LimitFunction | undefined, settled: Promise<unknown>): void {
+  if (limiter === undefined) return;
+  const free = hasFreeSlot(limiter);
+  const held = limiter(passThrough, settled);
+  // Only a queued task can be rejected (by someone's `clearQueue` with `rejectOnClear`).
+  if (!free) held.catch(ignore);
+}
+
+// Shared by every held slot: p-limit passes `settled` as the argument, so no closure per call.
+function passThrough(settled: Promise<unknown>): Promise<unknown> {
+  return settled;
+}
+
+function ignore(): void {}
+
+/**
+ * Waits for a slot of a p-limit limiter, or for the turn to stop, whichever comes first.
  *
  * The slot is held until `release()` is called, so the limiter's `activeCount` counts exactly the
- * leases in use. On abort the promise rejects at once with the signal's reason; the task stays
- * queued inside p-limit (it cannot be removed without `clearQueue`, which would also drop other
- * agents' tasks on a shared limiter) and, when its turn comes, gives the slot back without
+ * leases in use. When the turn stops the promise rejects at once with the stop's reason; the task
+ * stays queued inside p-limit (it cannot be removed without `clearQueue`, which would also drop
+ * other agents' tasks on a shared limiter) and, when its turn comes, gives the slot back without
  * running anything.
  */
-export function acquireSlot(limiter: LimitFunction, signal: AbortSignal): Promise<ReleaseSlot> {
+export function acquireSlot(limiter: LimitFunction, scope: StopScope): Promise<ReleaseSlot> {
   return new Promise<ReleaseSlot>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
+    if (scope.check()) {
+      reject(scope.reason);
       return;
     }
     let settled = false;
-    const onAbort = (): void => {
-      if (settled) return;
-      settled = true;
-      reject(signal.reason);
+    const waiter: Stoppable = {
+      stop(reason) {
+        if (settled) return;
+        settled = true;
+        reject(reason);
+      },
     };
-    signal.addEventListener('abort', onAbort, { once: true });
+    scope.add(waiter);
     const task = (): Promise<void> =>
       new Promise<void>((release) => {
-        signal.removeEventListener('abort', onAbort);
+        scope.delete(waiter);
         if (settled) {
           release(); // the caller gave up while queued: hand the slot straight on
           return;
@@ -42,7 +72,7 @@ export function acquireSlot(limiter: LimitFunction, signal: AbortSignal): Promis
       });
     // A `clearQueue()` by someone else with `rejectOnClear` rejects the queued task.
     limiter(task).catch((error: unknown) => {
-      signal.removeEventListener('abort', onAbort);
+      scope.delete(waiter);
       if (settled) return;
       settled = true;
       reject(error);
@@ -51,13 +81,13 @@ export function acquireSlot(limiter: LimitFunction, signal: AbortSignal): Promis
 }
 
 /** Takes slots of several limiters in order (outermost first); releases them all on failure. */
-export async function acquireSlots(limiters: readonly LimitFunction[], signal: AbortSignal): Promise<ReleaseSlot> {
+export async function acquireSlots(limiters: readonly (LimitFunction | undefined)[], scope: StopScope): Promise<ReleaseSlot> {
   const held: ReleaseSlot[] = [];
   const releaseAll = (): void => {
     while (held.length > 0) held.pop()?.();
   };
   try {
-    for (const limiter of limiters) held.push(await acquireSlot(limiter, signal));
+    for (const limiter of limiters) if (limiter !== undefined) held.push(await acquireSlot(limiter, scope));
   } catch (error) {
     releaseAll();
     throw error;

@@ -1,10 +1,10 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { Envelope, EventType, TroupeEvents } from '../bus/events.js';
 import type { Args, ToolCall } from '../protocol/types.js';
-import { acquireSlots, createToolLimiters, toolLimiter, type ToolLimiters } from './acquire-slot.js';
+import { createToolLimiters, type ToolLimiters } from './acquire-slot.js';
 import { createDispatchStats, type DispatchStats } from './dispatch-stats.js';
-import { freezeArgs } from './freeze-args.js';
-import { abortedFailure, runAttempt, type AttemptOutcome } from './run-attempt.js';
+import { runCall, type TurnContext } from './run-call.js';
+import { StopScope } from './stop-scope.js';
 import type { Tool, ToolFailure } from './types.js';
 
 // The dispatcher's companions, importable from one place.
@@ -12,11 +12,10 @@ export { createToolLimiters, type ToolLimiters } from './acquire-slot.js';
 export { createDispatchStats, type DispatchStats } from './dispatch-stats.js';
 export { ToolError, type ToolErrorOptions } from './tool-error.js';
 export { classifyError } from './classify-error.js';
+export { backoff, DEFAULT_BACKOFF_MS, DEFAULT_MAX_BACKOFF_MS } from './run-call.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_ZOMBIE_GRACE_MS = 1_000;
-export const DEFAULT_BACKOFF_MS = 100;
-export const DEFAULT_MAX_BACKOFF_MS = 5_000;
 /** The limit used when no global `limiter` is passed (per turn, so not shared). */
 export const DEFAULT_TURN_CONCURRENCY = 8;
 
@@ -28,6 +27,7 @@ export type CallResult =
 /** Publishes one event; the agent binds `bus.publish` with its agent, scene and cause. */
 export type Publish = <K extends EventType>(type: K, data: TroupeEvents[K]) => Envelope<K>;
 
+/** The options of `dispatchTurn`: where it reports, what stops it, and its limits. */
 export type DispatchOptions = {
   /** Agent abort or scene stop. */
   signal: AbortSignal;
@@ -50,6 +50,11 @@ export type DispatchOptions = {
   zombieGraceMs?: number;
   /** Counters (zombies, timeouts, retries) updated as calls run. */
   stats?: DispatchStats;
+  /**
+   * Where every `durationMs` comes from (default `performance.now`). Pass the bus clock so that
+   * scripted runs publish identical events. Timeouts still run on real (or faked) timers.
+   */
+  clock?: () => number;
 };
 
 type Entry = { call: ToolCall; tool: Tool };
@@ -71,134 +76,66 @@ type Entry = { call: ToolCall; tool: Tool };
  * });
  */
 export async function dispatchTurn(calls: readonly Entry[], options: DispatchOptions): Promise<CallResult[]> {
-  const stop = new AbortController();
-  const signal = AbortSignal.any([options.signal, stop.signal]);
+  const scope = new StopScope(options.signal);
+  const concurrent = !options.sequential && calls.every(isReadOnly);
   let hostError: { error: unknown } | undefined;
-  const onHostFailure = (error: unknown): void => {
-    if (hostError !== undefined) return;
-    hostError = { error };
-    stop.abort(new Error(`dispatch stopped by a host failure: ${error instanceof Error ? error.message : String(error)}`));
-  };
-  const context: CallContext = {
+  const turn: TurnContext = {
     options,
-    signal,
-    onHostFailure,
-    limiter: options.limiter ?? pLimit({ concurrency: DEFAULT_TURN_CONCURRENCY, rejectOnClear: true }),
+    scope,
+    // A private limiter matters only when the turn could run more calls at once than it allows.
+    limiter:
+      options.limiter ??
+      (concurrent && calls.length > DEFAULT_TURN_CONCURRENCY ? pLimit({ concurrency: DEFAULT_TURN_CONCURRENCY, rejectOnClear: true }) : undefined),
     toolLimiters: options.toolLimiters ?? createToolLimiters(),
     stats: options.stats ?? createDispatchStats(),
     sleep: options.sleep ?? sleepFor,
+    clock: options.clock ?? now,
+    realClock: options.clock === undefined,
+    defaultTimeoutMs: options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    zombieGraceMs: options.zombieGraceMs ?? DEFAULT_ZOMBIE_GRACE_MS,
+    onHostFailure: (error) => {
+      if (hostError !== undefined) return;
+      hostError = { error };
+      scope.stop(new Error(`dispatch stopped by a host failure: ${error instanceof Error ? error.message : String(error)}`));
+    },
   };
 
-  let results: CallResult[];
-  if (!options.sequential && calls.every((entry) => entry.tool.readOnly === true)) {
-    results = await Promise.all(calls.map((entry) => runCall(entry, context)));
-  } else {
-    results = [];
-    for (const entry of calls) {
-      if (hostError !== undefined) break;
-      results.push(await runCall(entry, context));
+  const results: (CallResult | Promise<CallResult>)[] = [];
+  try {
+    if (concurrent) {
+      let pending = false;
+      for (const { call, tool } of calls) {
+        const result = runCall(call, tool, turn);
+        if (result instanceof Promise) pending = true;
+        results.push(result);
+      }
+      // Calls that answered synchronously are already results; await only when one is waiting.
+      if (pending) return finish(await Promise.all(results), hostError);
+    } else {
+      for (const { call, tool } of calls) {
+        if (hostError !== undefined) break;
+        const result = runCall(call, tool, turn);
+        results.push(result instanceof Promise ? await result : result);
+      }
     }
+  } finally {
+    scope.close();
   }
+  return finish(results as CallResult[], hostError);
+}
+
+function finish(results: CallResult[], hostError: { error: unknown } | undefined): CallResult[] {
   if (hostError !== undefined) throw hostError.error;
   return results;
 }
 
-type CallContext = {
-  options: DispatchOptions;
-  signal: AbortSignal;
-  onHostFailure: (error: unknown) => void;
-  limiter: LimitFunction;
-  toolLimiters: ToolLimiters;
-  stats: DispatchStats;
-  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
-};
-
-// Never rejects: a tool's failure is a result, and anything else is reported as a host failure.
-async function runCall({ call, tool }: Entry, context: CallContext): Promise<CallResult> {
-  const { options, signal, stats } = context;
-  const { callId, name } = call;
-  let args: Args = call.args;
-  let attempts = 0;
-  let firstStart: number | undefined;
-  const result = (failure: ToolFailure, durationMs: number): CallResult =>
-    ({ callId, name, args, status: 'failed', error: failure, durationMs, attempts });
-  const finalFailure = (failure: ToolFailure): CallResult => {
-    options.publish('tool.failed', { callId, name, args, error: failure, attempt: attempts, durationMs: 0 });
-    return result(failure, firstStart === undefined ? 0 : elapsed(firstStart));
-  };
-
-  try {
-    args = freezeArgs(call.args);
-    const limiters = [toolLimiter(context.toolLimiters, tool.name, tool.concurrency), context.limiter].filter(
-      (limiter): limiter is LimitFunction => limiter !== undefined,
-    );
-    const maxAttempts = tool.readOnly === true || tool.idempotent === true ? Math.max(1, Math.floor(tool.retry?.attempts ?? 1)) : 1;
-    const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-
-    for (;;) {
-      if (signal.aborted) return finalFailure(abortedFailure(signal.reason));
-      let release;
-      try {
-        release = await acquireSlots(limiters, signal);
-      } catch (error) {
-        return finalFailure(abortedFailure(signal.aborted ? signal.reason : error));
-      }
-      let outcome: AttemptOutcome;
-      const attemptStart = performance.now();
-      firstStart ??= attemptStart;
-      try {
-        attempts++;
-        const started = options.publish('tool.started', { callId, name, args, attempt: attempts });
-        // Write-ahead: a tool runs only once its start is on record. Fail closed otherwise.
-        options.assertRecorded?.(started);
-        outcome = await runAttempt({
-          tool,
-          args,
-          context: { agent: options.agent, ...(options.scene === undefined ? {} : { scene: options.scene }), callId, attempt: attempts },
-          signal,
-          timeoutMs,
-          zombieGraceMs: options.zombieGraceMs ?? DEFAULT_ZOMBIE_GRACE_MS,
-          stats,
-          onZombie: (report) => options.publish('tool.zombie', { callId, name, ...report }),
-        });
-      } finally {
-        release();
-      }
-      const durationMs = elapsed(attemptStart);
-      if (outcome.ok) {
-        options.publish('tool.completed', { callId, name, args, output: outcome.output, durationMs, attempt: attempts });
-        return { callId, name, args, status: 'completed', output: outcome.output, durationMs: elapsed(firstStart), attempts };
-      }
-      const failure = outcome.failure;
-      options.publish('tool.failed', { callId, name, args, error: failure, attempt: attempts, durationMs });
-      if (!failure.retryable || failure.kind === 'aborted' || attempts >= maxAttempts) return result(failure, elapsed(firstStart));
-      try {
-        await context.sleep(backoff(tool, attempts), signal);
-      } catch {
-        // fall through: the abort check at the top of the loop ends the call
-      }
-      if (!signal.aborted) stats.retries++;
-    }
-  } catch (error) {
-    context.onHostFailure(error);
-    const failure: ToolFailure = { kind: 'unknown', message: `not run: ${error instanceof Error ? error.message : String(error)}`, retryable: false };
-    try {
-      return finalFailure(failure);
-    } catch {
-      return result(failure, 0);
-    }
-  }
+function isReadOnly(entry: Entry): boolean {
+  return entry.tool.readOnly === true;
 }
 
-/** Delay before attempt `attempt + 1`: `backoffMs` doubled per attempt, capped by `maxBackoffMs`. */
-export function backoff(tool: Pick<Tool, 'retry'>, attempt: number): number {
-  const base = tool.retry?.backoffMs ?? DEFAULT_BACKOFF_MS;
-  const cap = tool.retry?.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS;
-  return Math.min(base * 2 ** (attempt - 1), cap);
-}
-
-function elapsed(since: number): number {
-  return Math.round(performance.now() - since);
+function now(): number {
+  // Read at each call, not captured once, so that fake timers that replace `performance` apply.
+  return performance.now();
 }
 
 /** The default `sleep`: a `setTimeout` (so fake timers drive it) that rejects on abort. */

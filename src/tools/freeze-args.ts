@@ -6,9 +6,45 @@ import type { Args } from '../protocol/types.js';
  * (every ES module is strict) and can never change what the log says it was given.
  */
 export function freezeArgs(args: Args): Args {
-  // structuredClone keeps own `__proto__` keys as data and handles Date, Map and friends; args
-  // are plain JSON after validation, so it only fails on a host bug (a function in the args).
+  try {
+    return copyFrozen(args, 0) as Args;
+  } catch (error) {
+    if (error !== NOT_PLAIN) throw error;
+  }
+  // Not plain JSON (a Date, a Map, a cycle, deep nesting): structuredClone copies it, or throws
+  // on what cannot be copied (a function in the args, which only a host bug puts there).
   return deepFreeze(structuredClone(args));
+}
+
+// Thrown (never escaping `freezeArgs`) to fall back to structuredClone.
+const NOT_PLAIN = Symbol('not plain JSON');
+// Deeper than any sane arguments, shallow enough that a cycle cannot exhaust the stack.
+const MAX_DEPTH = 64;
+
+// Validated args are plain JSON data, which a direct copy handles about ten times faster than
+// structuredClone. It copies the same way: own enumerable string keys, plain prototypes.
+function copyFrozen(value: unknown, depth: number): unknown {
+  if (typeof value !== 'object' || value === null) {
+    if (typeof value === 'function' || typeof value === 'symbol') throw NOT_PLAIN;
+    return value;
+  }
+  if (depth > MAX_DEPTH) throw NOT_PLAIN;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) throw NOT_PLAIN;
+    const copy = new Array<unknown>(value.length);
+    for (let index = 0; index < value.length; index++) copy[index] = copyFrozen(value[index], depth + 1);
+    return Object.freeze(copy);
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) throw NOT_PLAIN;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = copyFrozen((value as Record<string, unknown>)[key], depth + 1);
+    // An own `__proto__` key (JSON.parse makes them) stays data; assigning it would set the prototype.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else copy[key] = item;
+  }
+  return Object.freeze(copy);
 }
 
 /** Freezes a value and everything reachable from it; returns it. */

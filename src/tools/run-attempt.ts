@@ -1,6 +1,7 @@
 import type { Args } from '../protocol/types.js';
 import { classifyError } from './classify-error.js';
 import type { DispatchStats } from './dispatch-stats.js';
+import type { StopScope, Stoppable } from './stop-scope.js';
 import type { Tool, ToolContext, ToolFailure } from './types.js';
 
 /** How one attempt ended, as far as the caller is concerned. */
@@ -13,10 +14,12 @@ export type AttemptOptions = {
   tool: Tool;
   args: Args;
   context: Omit<ToolContext, 'signal'>;
-  /** The turn's signal: agent abort, scene stop, or the dispatcher stopping on a host failure. */
-  signal: AbortSignal;
+  /** The turn's stop: agent abort, scene stop, or the dispatcher stopping on a host failure. */
+  scope: StopScope;
   /** 0 = no limit. */
   timeoutMs: number;
+  /** `performance.now()` when the attempt began: the deadline counts from here. */
+  startedAt: number;
   zombieGraceMs: number;
   stats: DispatchStats;
   /** Publishes `tool.zombie`; called after the attempt has settled, possibly much later. */
@@ -24,7 +27,11 @@ export type AttemptOptions = {
 };
 
 /**
- * Runs `tool.execute` once with a signal that aborts on the turn's signal or on `timeoutMs`.
+ * Runs `tool.execute` once, with a signal that aborts on the turn's stop or on `timeoutMs`.
+ *
+ * A tool that answers synchronously gets its outcome back synchronously: no promise, no timer, no
+ * listener, and no `AbortController` unless it read `context.signal` (made on first read). Only an
+ * attempt that returns a promise arms its timeout and joins the turn's stop scope.
  *
  * p-limit has no timeouts and cannot cancel, so the race is ours: when the signal aborts, the
  * attempt fails at once (`timeout` or `aborted`) whether or not the tool listens. A tool that
@@ -32,87 +39,189 @@ export type AttemptOptions = {
  * A tool still pending after `zombieGraceMs` is reported once as `pending`. A rejection after the
  * abort is the well-behaved answer to the signal and is not a zombie.
  */
-export function runAttempt(options: AttemptOptions): Promise<AttemptOutcome> {
-  const { tool, timeoutMs } = options;
-  if (options.signal.aborted) return Promise.resolve({ ok: false, failure: abortedFailure(options.signal.reason) });
-  const deadline = new AbortController();
-  const signal = AbortSignal.any([options.signal, deadline.signal]);
-  // setTimeout rather than AbortSignal.timeout so that vi.useFakeTimers drives it.
-  const timer =
-    timeoutMs > 0
-      ? setTimeout(() => deadline.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')), timeoutMs)
-      : undefined;
-
+export function runAttempt(options: AttemptOptions): AttemptOutcome | Promise<AttemptOutcome> {
+  // A publish listener may have aborted the agent after `tool.started`.
+  if (options.scope.check()) return { ok: false, failure: abortedFailure(options.scope.reason) };
+  const attempt = new Attempt(options);
   let running: Promise<unknown>;
   try {
-    running = Promise.resolve(tool.execute(options.args, { ...options.context, signal }));
+    const result: unknown = options.tool.execute(options.args, attempt.context);
+    if (!isThenable(result)) return { ok: true, output: result };
+    running = Promise.resolve(result);
   } catch (error) {
-    clearTimeout(timer);
-    return Promise.resolve({ ok: false, failure: classifyError(error) });
+    // A sync throw, or a `then` getter that throws.
+    return { ok: false, failure: classifyError(error) };
   }
-
-  return new Promise<AttemptOutcome>((resolve) => {
-    let done = false;
-    const finish = (outcome: AttemptOutcome): boolean => {
-      if (done) return false;
-      done = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      resolve(outcome);
-      return true;
-    };
-    const onAbort = (): void => {
-      const timedOut = deadline.signal.aborted && !options.signal.aborted;
-      if (timedOut) options.stats.timeouts++;
-      if (finish({ ok: false, failure: timedOut ? timeoutFailure(tool.name, timeoutMs) : abortedFailure(options.signal.reason) })) {
-        watchZombie(running, options);
-      }
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    running.then(
-      (output) => finish({ ok: true, output }),
-      (error: unknown) => finish({ ok: false, failure: classifyError(error) }),
-    );
-  });
+  return attempt.track(running);
 }
 
-function watchZombie(running: Promise<unknown>, options: AttemptOptions): void {
-  const { stats } = options;
-  let reportedPending = false;
-  let settled = false;
-  const report = (zombie: ZombieReport): void => {
+const RUNNING = 0;
+const SETTLED = 1;
+const ABORTED = 2;
+
+class Attempt implements Stoppable {
+  readonly context: ToolContext;
+  readonly #options: AttemptOptions;
+  #state: typeof RUNNING | typeof SETTLED | typeof ABORTED = RUNNING;
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #abortReason: unknown;
+  #resolve: ((outcome: AttemptOutcome) => void) | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #grace: ReturnType<typeof setTimeout> | undefined;
+  #reportedPending = false;
+
+  constructor(options: AttemptOptions) {
+    this.#options = options;
+    this.context = new AttemptContext(this, options.context);
+  }
+
+  /** The tool's signal, made on first read; already aborted when the attempt was. */
+  signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#abortReason);
+    }
+    return this.#controller.signal;
+  }
+
+  track(running: Promise<unknown>): Promise<AttemptOutcome> {
+    const settled = new Promise<AttemptOutcome>((resolve) => {
+      this.#resolve = resolve;
+    });
+    const { timeoutMs, startedAt } = this.#options;
+    if (timeoutMs > 0) {
+      // setTimeout rather than AbortSignal.timeout so that vi.useFakeTimers drives it. The
+      // deadline counts from the start, so whole milliseconds of synchronous work are deducted.
+      const remaining = Math.max(1, timeoutMs - Math.floor(performance.now() - startedAt));
+      this.#timer = setTimeout(onDeadline, remaining, this);
+    }
+    this.#options.scope.add(this);
+    running.then(
+      (output) => this.#settle(true, output),
+      (error: unknown) => this.#settle(false, error),
+    );
+    return settled;
+  }
+
+  /** The turn stopped (agent abort, scene stop, host failure). */
+  stop(reason: unknown): void {
+    this.#abort(abortedFailure(reason), reason);
+  }
+
+  timedOut(): void {
+    if (this.#state !== RUNNING) return;
+    const { tool, timeoutMs, stats } = this.#options;
+    stats.timeouts++;
+    this.#abort(timeoutFailure(tool.name, timeoutMs), new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError'));
+  }
+
+  graceOver(): void {
+    this.#grace = undefined;
+    const { stats } = this.#options;
+    this.#reportedPending = true;
+    stats.zombies++;
+    stats.zombiesRunning++;
+    this.#report({ settled: 'pending' });
+  }
+
+  #abort(failure: ToolFailure, reason: unknown): void {
+    if (this.#state !== RUNNING) return;
+    this.#state = ABORTED;
+    this.#aborted = true;
+    this.#abortReason = reason;
+    this.#end({ ok: false, failure });
+    this.#controller?.abort(reason);
+    // The grace period starts only now that an abort has happened.
+    this.#grace = setTimeout(onGraceOver, this.#options.zombieGraceMs, this);
+    // A tool that never settles must not keep the process alive for the sake of a warning.
+    this.#grace.unref?.();
+  }
+
+  #settle(ok: boolean, value: unknown): void {
+    if (this.#state === RUNNING) {
+      this.#state = SETTLED;
+      this.#end(ok ? { ok: true, output: value } : { ok: false, failure: classifyError(value) });
+      return;
+    }
+    if (this.#state !== ABORTED) return;
+    // A zombie settling: the attempt has already failed and been delivered.
+    this.#state = SETTLED;
+    clearTimeout(this.#grace);
+    const { stats } = this.#options;
+    if (ok) {
+      if (this.#reportedPending) stats.zombiesRunning--;
+      else stats.zombies++;
+      stats.lateResultsDiscarded++;
+      this.#report({ settled: 'resolved', lateOutput: value });
+    } else if (this.#reportedPending) {
+      stats.zombiesRunning--;
+      this.#report({ settled: 'rejected' });
+    }
+  }
+
+  #end(outcome: AttemptOutcome): void {
+    clearTimeout(this.#timer);
+    this.#options.scope.delete(this);
+    this.#resolve?.(outcome);
+  }
+
+  #report(zombie: ZombieReport): void {
     try {
-      options.onZombie(zombie);
+      this.#options.onZombie(zombie);
     } catch {
       // Nobody is left to tell: the call has already failed and been delivered.
     }
-  };
-  const grace = setTimeout(() => {
-    if (settled) return;
-    reportedPending = true;
-    stats.zombies++;
-    stats.zombiesRunning++;
-    report({ settled: 'pending' });
-  }, options.zombieGraceMs);
-  // A tool that never settles must not keep the process alive for the sake of a warning.
-  (grace as { unref?: () => void }).unref?.();
+  }
+}
 
-  running.then(
-    (lateOutput) => {
-      settled = true;
-      clearTimeout(grace);
-      if (reportedPending) stats.zombiesRunning--;
-      else stats.zombies++;
-      stats.lateResultsDiscarded++;
-      report({ settled: 'resolved', lateOutput });
+/**
+ * The `ToolContext` a tool receives. `signal` is an own enumerable getter, so `{ ...context }`
+ * still carries it, and it makes the `AbortController` only when a tool reads it: most tools that
+ * answer synchronously never do, and a controller costs microseconds in Node 20. The attempt
+ * behind it is private, out of the tool's reach.
+ */
+class AttemptContext implements ToolContext {
+  // Declared, not initialised: the constructor sets them in the order the old context had.
+  declare agent: string;
+  declare scene?: string;
+  declare callId: string;
+  declare attempt: number;
+  declare readonly signal: AbortSignal;
+  readonly #owner: Attempt;
+
+  // One descriptor for every context: a getter defined once, not a closure per call.
+  static readonly #signalProperty: PropertyDescriptor = {
+    get(this: AttemptContext): AbortSignal {
+      return this.#owner.signal();
     },
-    () => {
-      settled = true;
-      clearTimeout(grace);
-      if (!reportedPending) return;
-      stats.zombiesRunning--;
-      report({ settled: 'rejected' });
-    },
+    enumerable: true,
+    configurable: true,
+  };
+
+  constructor(owner: Attempt, context: Omit<ToolContext, 'signal'>) {
+    this.#owner = owner;
+    this.agent = context.agent;
+    if (context.scene !== undefined) this.scene = context.scene;
+    this.callId = context.callId;
+    this.attempt = context.attempt;
+    Object.defineProperty(this, 'signal', AttemptContext.#signalProperty);
+  }
+}
+
+// Shared timer callbacks: the attempt rides along as the timer's argument, so no closure per call.
+function onDeadline(attempt: Attempt): void {
+  attempt.timedOut();
+}
+
+function onGraceOver(attempt: Attempt): void {
+  attempt.graceOver();
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    ((typeof value === 'object' && value !== null) || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
   );
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dispatchTurn } from '../../src/tools/dispatch-turn.js';
+import { freezeArgs } from '../../src/tools/freeze-args.js';
 import type { Args } from '../../src/protocol/types.js';
 import { entry, harness, makeTool } from './helpers.js';
 
@@ -42,5 +43,37 @@ describe('dispatchTurn: frozen arguments (2i)', () => {
     const [result] = await dispatchTurn([entry(tool, args)], h.options);
     expect(result).toMatchObject({ status: 'completed', output: ['__proto__', 'x'] });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('freezeArgs', () => {
+  const isDeepFrozen = (value: unknown): boolean =>
+    typeof value !== 'object' || value === null || (Object.isFrozen(value) && Object.values(value).every(isDeepFrozen));
+
+  it.each([
+    ['plain JSON', { id: 7, tags: ['a', { b: [1, null, true] }], deep: { er: { still: 'x' } }, empty: {}, none: [] }],
+    ['a null-prototype object', { inner: Object.assign(Object.create(null) as object, { k: 1 }) }],
+    ['nesting deeper than the direct copy goes', JSON.parse(`${'{"a":'.repeat(100)}1${'}'.repeat(100)}`) as Args],
+  ])('copies and deep-freezes %s', (_label, args) => {
+    const frozen = freezeArgs(args);
+    expect(frozen).not.toBe(args);
+    expect(frozen).toEqual({ ...args });
+    expect(isDeepFrozen(frozen)).toBe(true);
+    expect(Object.isFrozen(args)).toBe(false);
+  });
+
+  it('falls back to structuredClone for values that are not plain JSON', () => {
+    const cyclic: Record<string, unknown> = { name: 'loop' };
+    cyclic.self = cyclic;
+    const when = new Date(0);
+    const frozen = freezeArgs({ when, cyclic }) as { when: Date; cyclic: Record<string, unknown> };
+    expect(frozen.when).toEqual(when);
+    expect(frozen.when).not.toBe(when);
+    expect(frozen.cyclic.self).toBe(frozen.cyclic);
+    expect(Object.isFrozen(frozen.cyclic)).toBe(true);
+  });
+
+  it('throws on a function, which only a host bug puts in validated args', () => {
+    expect(() => freezeArgs({ callback: () => 1 })).toThrow();
   });
 });

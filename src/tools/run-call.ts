@@ -1,0 +1,207 @@
+import type { LimitFunction } from 'p-limit';
+import type { Args, ToolCall } from '../protocol/types.js';
+import { acquireSlots, hasFreeSlot, holdSlot, toolLimiter, type ReleaseSlot, type ToolLimiters } from './acquire-slot.js';
+import type { CallResult, DispatchOptions } from './dispatch-turn.js';
+import type { DispatchStats } from './dispatch-stats.js';
+import { freezeArgs } from './freeze-args.js';
+import { abortedFailure, runAttempt, type AttemptOutcome, type ZombieReport } from './run-attempt.js';
+import type { StopScope } from './stop-scope.js';
+import type { Tool, ToolFailure } from './types.js';
+
+export const DEFAULT_BACKOFF_MS = 100;
+export const DEFAULT_MAX_BACKOFF_MS = 5_000;
+
+/** What every call of one turn shares, with the options' defaults filled in. */
+export type TurnContext = {
+  options: DispatchOptions;
+  scope: StopScope;
+  /** The global limiter; undefined when none was passed and the turn cannot exceed the default. */
+  limiter: LimitFunction | undefined;
+  toolLimiters: ToolLimiters;
+  stats: DispatchStats;
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  clock: () => number;
+  /** Whether `clock` is `performance.now` itself, so its readings can place timeouts. */
+  realClock: boolean;
+  defaultTimeoutMs: number;
+  zombieGraceMs: number;
+  onHostFailure: (error: unknown) => void;
+};
+
+/**
+ * Runs one call to its end, attempts and retries included. Never rejects: a tool's failure is a
+ * result, and anything else is reported through `onHostFailure`.
+ *
+ * Returns the result itself when every step finished synchronously (a free slot, a tool that
+ * answered without a promise, no retry): that is most calls, and it costs no promise, no timer
+ * and no limiter task. The free slot is not taken for such a call, since no other code can run
+ * while it executes; a tool that returns a promise takes its slots before anything else runs.
+ */
+export function runCall(call: ToolCall, tool: Tool, turn: TurnContext): CallResult | Promise<CallResult> {
+  const run = new CallRun(call, tool, turn);
+  try {
+    run.prepare();
+    if (turn.scope.check()) return run.finalFailure(abortedFailure(turn.scope.reason));
+    if (!hasFreeSlot(run.toolLimiter) || !hasFreeSlot(turn.limiter)) return continueCall(run, undefined, false);
+    const outcome = run.attempt(undefined);
+    if (outcome instanceof Promise) return continueCall(run, outcome, false);
+    return run.afterAttempt(outcome) ?? continueCall(run, undefined, true);
+  } catch (error) {
+    return run.hostFailure(error);
+  }
+}
+
+// The rest of a call once something had to wait: a queued slot, a promise, a backoff.
+async function continueCall(run: CallRun, pending: Promise<AttemptOutcome> | undefined, retrying: boolean): Promise<CallResult> {
+  const { turn } = run;
+  try {
+    if (pending !== undefined) {
+      const done = run.afterAttempt(await pending);
+      if (done !== undefined) return done;
+      retrying = true;
+    }
+    for (;;) {
+      if (retrying) {
+        try {
+          await turn.sleep(backoff(run.tool, run.attempts), turn.scope.signal);
+        } catch {
+          // fall through: the stop check below ends the call
+        }
+        if (!turn.scope.check()) turn.stats.retries++;
+      }
+      retrying = true;
+      if (turn.scope.check()) return run.finalFailure(abortedFailure(turn.scope.reason));
+      let release: ReleaseSlot | undefined;
+      if (!hasFreeSlot(run.toolLimiter) || !hasFreeSlot(turn.limiter)) {
+        try {
+          // The tool slot first, so that a call waiting for a busy tool holds no global slot.
+          release = await acquireSlots([run.toolLimiter, turn.limiter], turn.scope);
+        } catch (error) {
+          return run.finalFailure(abortedFailure(turn.scope.stopped ? turn.scope.reason : error));
+        }
+      }
+      let outcome: AttemptOutcome;
+      try {
+        const attempt = run.attempt(release);
+        outcome = attempt instanceof Promise ? await attempt : attempt;
+      } finally {
+        release?.();
+      }
+      const done = run.afterAttempt(outcome);
+      if (done !== undefined) return done;
+    }
+  } catch (error) {
+    return run.hostFailure(error);
+  }
+}
+
+/** One call's state across its attempts. */
+class CallRun {
+  readonly call: ToolCall;
+  readonly tool: Tool;
+  readonly turn: TurnContext;
+  /** The frozen copy once `prepare` has made it; the validated args until then. */
+  args: Args;
+  attempts = 0;
+  toolLimiter: LimitFunction | undefined = undefined;
+  #maxAttempts = 1;
+  #timeoutMs = 0;
+  #firstStart: number | undefined = undefined;
+  #attemptStart = 0;
+
+  constructor(call: ToolCall, tool: Tool, turn: TurnContext) {
+    this.call = call;
+    this.tool = tool;
+    this.turn = turn;
+    this.args = call.args;
+  }
+
+  /** The steps that can fail only on a host bug (a function in the args, a bad `concurrency`). */
+  prepare(): void {
+    const { tool, turn } = this;
+    this.args = freezeArgs(this.call.args);
+    this.toolLimiter = toolLimiter(turn.toolLimiters, tool.name, tool.concurrency);
+    if (tool.readOnly === true || tool.idempotent === true) this.#maxAttempts = Math.max(1, Math.floor(tool.retry?.attempts ?? 1));
+    this.#timeoutMs = tool.timeoutMs ?? turn.defaultTimeoutMs;
+  }
+
+  /**
+   * Publishes `tool.started`, checks it was recorded, and runs one attempt. Without `release`
+   * (the fast path) the slots are free but not taken; an attempt that goes async takes them now.
+   */
+  attempt(release: ReleaseSlot | undefined): AttemptOutcome | Promise<AttemptOutcome> {
+    const { turn, call } = this;
+    const start = turn.clock();
+    const startedAt = turn.realClock ? start : performance.now();
+    this.#firstStart ??= start;
+    this.#attemptStart = start;
+    this.attempts++;
+    const started = turn.options.publish('tool.started', { callId: call.callId, name: call.name, args: this.args, attempt: this.attempts });
+    // Write-ahead: a tool runs only once its start is on record. Fail closed otherwise.
+    turn.options.assertRecorded?.(started);
+    const outcome = runAttempt({
+      tool: this.tool,
+      args: this.args,
+      context: { agent: turn.options.agent, scene: turn.options.scene, callId: call.callId, attempt: this.attempts },
+      scope: turn.scope,
+      timeoutMs: this.#timeoutMs,
+      startedAt,
+      zombieGraceMs: turn.zombieGraceMs,
+      stats: turn.stats,
+      onZombie: (report: ZombieReport) => turn.options.publish('tool.zombie', { callId: call.callId, name: call.name, ...report }),
+    });
+    if (release === undefined && outcome instanceof Promise) {
+      // Nothing else has run since `hasFreeSlot` said yes, unless the tool itself dispatched
+      // through the same limiter synchronously, which p-limit forbids anyway (it deadlocks).
+      holdSlot(this.toolLimiter, outcome);
+      holdSlot(turn.limiter, outcome);
+    }
+    return outcome;
+  }
+
+  /** Publishes how an attempt ended; returns the call's result, or undefined to retry. */
+  afterAttempt(outcome: AttemptOutcome): CallResult | undefined {
+    const { turn, call, args, attempts } = this;
+    const { callId, name } = call;
+    const now = turn.clock();
+    const durationMs = Math.round(now - this.#attemptStart);
+    const totalMs = Math.round(now - (this.#firstStart ?? now));
+    if (outcome.ok) {
+      turn.options.publish('tool.completed', { callId, name, args, output: outcome.output, durationMs, attempt: attempts });
+      return { callId, name, args, status: 'completed', output: outcome.output, durationMs: totalMs, attempts };
+    }
+    const failure = outcome.failure;
+    turn.options.publish('tool.failed', { callId, name, args, error: failure, attempt: attempts, durationMs });
+    if (!failure.retryable || failure.kind === 'aborted' || attempts >= this.#maxAttempts) return this.result(failure, totalMs);
+    return undefined;
+  }
+
+  /** Ends a call that will not run (again): one `tool.failed`, with `attempt: 0` if it never started. */
+  finalFailure(failure: ToolFailure): CallResult {
+    const { callId, name } = this.call;
+    this.turn.options.publish('tool.failed', { callId, name, args: this.args, error: failure, attempt: this.attempts, durationMs: 0 });
+    return this.result(failure, this.#firstStart === undefined ? 0 : Math.round(this.turn.clock() - this.#firstStart));
+  }
+
+  hostFailure(error: unknown): CallResult {
+    this.turn.onHostFailure(error);
+    const failure: ToolFailure = { kind: 'unknown', message: `not run: ${error instanceof Error ? error.message : String(error)}`, retryable: false };
+    try {
+      return this.finalFailure(failure);
+    } catch {
+      return this.result(failure, 0);
+    }
+  }
+
+  result(failure: ToolFailure, durationMs: number): CallResult {
+    const { callId, name } = this.call;
+    return { callId, name, args: this.args, status: 'failed', error: failure, durationMs, attempts: this.attempts };
+  }
+}
+
+/** Delay before attempt `attempt + 1`: `backoffMs` doubled per attempt, capped by `maxBackoffMs`. */
+export function backoff(tool: Pick<Tool, 'retry'>, attempt: number): number {
+  const base = tool.retry?.backoffMs ?? DEFAULT_BACKOFF_MS;
+  const cap = tool.retry?.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS;
+  return Math.min(base * 2 ** (attempt - 1), cap);
+}
