@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { createActionScanner, parseOutput } from '../../src/protocol/parse-output.js';
+import type { FinishReason } from '../../src/llm/types.js';
+import { cut, modelOutput } from './fragments.js';
+import { guardPrototype } from './helpers.js';
+
+guardPrototype();
+
+const finish = fc.record({
+  finishReason: fc.constantFrom<FinishReason | undefined>(undefined, 'stop', 'length', 'stop_sequence'),
+  stopSequence: fc.constantFrom<string | undefined>(undefined, '</ACTION>', 'END'),
+});
+
+function stream(chunks: string[], end: { finishReason?: FinishReason; stopSequence?: string }) {
+  const scanner = createActionScanner();
+  const deltas: string[] = [];
+  let closedAt = -1;
+  for (const [index, chunk] of chunks.entries()) {
+    const progress = scanner.push(chunk);
+    deltas.push(progress.visible);
+    if (progress.closed && closedAt < 0) closedAt = index;
+  }
+  const last = scanner.finish(end);
+  deltas.push(last.visible);
+  return { parsed: last.parsed, deltas, closedAt };
+}
+
+describe('streaming ≡ batch', () => {
+  it('gives exactly the batch result for any chunking, and the deltas add up to the text', () => {
+    fc.assert(
+      fc.property(modelOutput, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 }), finish, (output, cuts, end) => {
+        const batch = parseOutput(output, end);
+        const { parsed, deltas } = stream(cut(output, cuts), end);
+        expect(parsed).toEqual(batch);
+        expect(deltas.join('')).toBe(batch.text);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('one character at a time gives the batch result', () => {
+    fc.assert(
+      fc.property(modelOutput, (output) => {
+        const { parsed, deltas } = stream([...output], {});
+        expect(parsed).toEqual(parseOutput(output));
+        expect(deltas.join('')).toBe(parsed.text);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reports closed once the closer has arrived, never before', () => {
+    fc.assert(
+      fc.property(modelOutput, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 8 }), (output, cuts) => {
+        const chunks = cut(output, cuts);
+        const { closedAt } = stream(chunks, {});
+        if (closedAt < 0) return;
+        // The prefix up to the chunk that closed has a complete block; the prefix before it does not.
+        const upTo = chunks.slice(0, closedAt + 1).join('');
+        const before = chunks.slice(0, closedAt).join('');
+        const closedPrefix = stream([upTo], {}).closedAt;
+        expect(closedPrefix).toBe(0);
+        expect(stream([before], {}).closedAt).toBe(-1);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('streams the visible text of a realistic turn before the block arrives', () => {
+    const scanner = createActionScanner();
+    const seen: string[] = [];
+    for (const chunk of ['I will ', 'read the ', 'file `a.ts`', '.\n\n<ACT', 'ION>\n<read_file><path>a.ts</path></read_file>\n</ACTION>']) {
+      seen.push(scanner.push(chunk).visible);
+    }
+    expect(seen).toEqual(['I will', ' read the', ' file `a.ts`', '.', '']);
+    expect(scanner.end().calls).toHaveLength(1);
+  });
+});
