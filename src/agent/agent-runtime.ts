@@ -1,0 +1,280 @@
+import type { LimitFunction } from 'p-limit';
+import type { Logger } from 'pino';
+import type { SnapshotFrom } from 'xstate';
+import type { AgentMachine, AgentMachineEvent, AgentStateName } from '../../machines/agent.machine.js';
+import type { Bus, EventMeta } from '../bus/bus.js';
+import type { Envelope, EventType, RunReason, TroupeEvents } from '../bus/events.js';
+import { TroupeError } from '../errors.js';
+import type { ChatMessage, ModelRequest, Provider, ToolSpec } from '../llm/types.js';
+import type { Args, ProtocolLimits } from '../protocol/types.js';
+import type { SessionLog } from '../record/session-log.js';
+import type { Registry } from '../tools/registry.js';
+import type { RetryPolicy } from '../tools/types.js';
+import type { Agent, PendingApproval, RunResult } from './agent-options.js';
+import { stableKey } from './stable-key.js';
+import type { RunState } from './run-state.js';
+import * as stages from './stages.js';
+import { machineScope, type MachineScope } from './machine-scope.js';
+
+/** Everything an agent needs that does not change between runs. */
+export type AgentConfig = {
+  name: string;
+  bus: Bus;
+  provider: Provider;
+  registry: Registry;
+  allowed: ReadonlySet<string> | undefined;
+  protocol: 'xml' | 'native';
+  systemPrompt: string;
+  toolSpecs: readonly ToolSpec[] | undefined;
+  limits: ProtocolLimits;
+  maxRounds: number;
+  maxCorrections: number;
+  scene?: string;
+  /** The global tool limiter: shared when the host gave one, else made at the first dispatch. */
+  limiter: LimitFunction | undefined;
+  concurrency: number;
+  toolLimiters: Map<string, LimitFunction> | undefined;
+  modelRetry: Required<RetryPolicy>;
+  toolTimeoutMs: number;
+  maxObservationChars: number;
+  log: SessionLog | undefined;
+  ownsLog: boolean;
+  logger: Logger;
+  temperature: number | undefined;
+  maxTokens: number | undefined;
+};
+
+/**
+ * The live agent: an actor in the actor-model sense (it takes one message at a time from its
+ * mailbox) whose behaviour is the XState statechart, stepped with `machine.transition`. It owns
+ * the current run and implements the stages the machine names. Methods live on the prototype,
+ * and an idle agent holds only its snapshot, so ten thousand agents stay cheap.
+ */
+export class AgentRuntime implements Agent {
+  readonly config: AgentConfig;
+  state: AgentStateName = 'idle';
+  current: RunState | undefined;
+  private snapshot: SnapshotFrom<AgentMachine>;
+  /** Events sent while a transition runs (by a stage or a subscriber), taken in order after it. */
+  private mailbox: AgentMachineEvent[] | undefined;
+  private stepping = false;
+  private runs = 0;
+  private closed = false;
+  private readonly machine: AgentMachine;
+  private readonly scope: MachineScope;
+
+  constructor(config: AgentConfig, machine: AgentMachine) {
+    this.config = config;
+    this.machine = machine;
+    this.scope = machineScope(machine);
+    this.snapshot = machine.getInitialSnapshot(this.scope, { host: this });
+    this.publish('agent.spawned', {
+      name: config.name,
+      tools: config.registry.names(),
+      protocol: config.protocol,
+    });
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  get bus(): Bus {
+    return this.config.bus;
+  }
+
+  run(input: string, options: { signal?: AbortSignal } = {}): Promise<RunResult> {
+    if (this.closed) return Promise.reject(new TroupeError('invalid_config', `agent "${this.name}" is closed`));
+    if (this.current !== undefined) {
+      return Promise.reject(
+        new TroupeError('agent_busy', `agent "${this.name}" is already running; await its run or abort it first`),
+      );
+    }
+    if (typeof input !== 'string') {
+      return Promise.reject(new TroupeError('invalid_config', 'agent.run(input) takes a string'));
+    }
+    return new Promise<RunResult>((resolve) => {
+      const messages: ChatMessage[] = [];
+      if (this.config.systemPrompt !== '') messages.push({ role: 'system', content: this.config.systemPrompt });
+      messages.push({ role: 'user', content: input });
+      const run: RunState = {
+        number: ++this.runs,
+        controller: new AbortController(),
+        resolve,
+        messages,
+        startedAt: this.config.bus.clock(),
+        round: 0,
+        corrections: 0,
+        nudging: false,
+        usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+        history: [],
+        dispatched: 0,
+        turn: { kind: 'none' },
+        text: '',
+        finished: false,
+      };
+      this.current = run;
+      const external = options.signal;
+      if (external !== undefined) {
+        if (external.aborted) run.controller.abort(external.reason);
+        else external.addEventListener('abort', () => this.abortRun(run, 'aborted by the caller'), { once: true });
+      }
+      this.step({ type: 'run' });
+      if (run.controller.signal.aborted) this.abortRun(run, 'aborted before it started');
+    });
+  }
+
+  pendingApprovals(): PendingApproval[] {
+    const turn = this.current?.turn;
+    if (this.state !== 'awaitingApproval' || turn?.kind !== 'calls') return [];
+    return turn.calls
+      .filter((entry) => entry.gate === true && entry.decision === undefined)
+      .map(({ call }) => ({ callId: call.callId, name: call.name, args: call.args }));
+  }
+
+  approve(callId: string, options: { args?: Args } = {}): boolean {
+    const entry = this.pendingEntry(callId, 'approve');
+    if (entry === undefined) return false;
+    if (options.args !== undefined && stableKey(options.args) !== entry.argsKey) {
+      this.config.logger.warn({ agent: this.name, callId }, 'approval refused: arguments differ from the request');
+      return false;
+    }
+    return stages.decide(this, entry, true, 'approved');
+  }
+
+  deny(callId: string, reason = 'denied by the operator'): boolean {
+    const entry = this.pendingEntry(callId, 'deny');
+    if (entry === undefined) return false;
+    return stages.decide(this, entry, false, reason);
+  }
+
+  abort(reason = 'aborted'): void {
+    if (this.current !== undefined) this.abortRun(this.current, reason);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.abort('agent closed');
+    this.closed = true;
+    if (this.config.ownsLog) await this.config.log?.close();
+  }
+
+  /** Publishes on the bus as this agent, following the run's cause chain. */
+  publish<K extends EventType>(type: K, data: TroupeEvents[K], cause?: string): Envelope<K> {
+    const meta: EventMeta = { agent: this.config.name };
+    if (this.config.scene !== undefined) meta.scene = this.config.scene;
+    const from = cause ?? this.current?.cause;
+    if (from !== undefined) meta.cause = from;
+    return this.config.bus.publish(type, data, meta);
+  }
+
+  /** Sends an event to the machine on behalf of `run`, unless that run is over. */
+  send(run: RunState, type: 'model.responded' | 'model.failed' | 'approval.settled' | 'dispatch.settled' | 'dispatch.failed' | 'aborted'): void {
+    if (this.current !== run || run.finished) return;
+    this.step({ type });
+  }
+
+  /** The request for the next deliberation. */
+  request(run: RunState): ModelRequest {
+    const request: ModelRequest = {
+      messages: run.messages,
+      signal: run.controller.signal,
+      round: run.round,
+      agent: this.config.name,
+    };
+    if (this.config.protocol === 'native' && this.config.toolSpecs !== undefined && !run.nudging) {
+      request.tools = this.config.toolSpecs;
+      request.toolChoice = 'auto';
+    }
+    if (this.config.protocol === 'xml' && !run.nudging) request.stop = STOP_AT_CLOSER;
+    if (this.config.temperature !== undefined) request.temperature = this.config.temperature;
+    if (this.config.maxTokens !== undefined) request.maxTokens = this.config.maxTokens;
+    return request;
+  }
+
+  /** Ends the run once: publishes `agent.finished` and resolves `run()`. */
+  settle(run: RunState, reason: RunReason): void {
+    if (run.finished) return;
+    run.finished = true;
+    if (this.current === run) this.current = undefined;
+    const stats = {
+      rounds: run.round,
+      calls: run.dispatched,
+      corrections: run.corrections,
+      durationMs: this.config.bus.clock() - run.startedAt,
+      usage: run.usage,
+      history: run.history,
+    };
+    const result: RunResult = { reason, text: run.text, rounds: run.round, calls: run.history, usage: run.usage, stats };
+    if (run.error !== undefined) result.error = run.error;
+    if (run.lastIssues !== undefined) result.issues = run.lastIssues;
+    const data: TroupeEvents['agent.finished'] = { reason, text: run.text, rounds: run.round, stats };
+    if (run.error !== undefined) data.error = run.error;
+    if (run.lastIssues !== undefined) data.issues = run.lastIssues;
+    this.publish('agent.finished', data);
+    run.resolve(result);
+  }
+
+  private abortRun(run: RunState, reason: string): void {
+    if (run.finished || run.controller.signal.aborted) return;
+    run.error = reason;
+    run.controller.abort(new DOMException(reason, 'AbortError'));
+    // A dispatch in flight settles promptly on abort (its signals fire), and reports its calls
+    // first; anywhere else the run ends now.
+    if (this.state !== 'dispatching') this.send(run, 'aborted');
+  }
+
+  private pendingEntry(callId: string, verb: string) {
+    const run = this.current;
+    const turn = run?.turn;
+    const entry =
+      run !== undefined && !run.controller.signal.aborted && this.state === 'awaitingApproval' && turn?.kind === 'calls'
+        ? turn.calls.find((candidate) => candidate.call.callId === callId)
+        : undefined;
+    if (entry === undefined || entry.gate !== true || entry.decision !== undefined) {
+      this.config.logger.warn({ agent: this.name, callId }, `${verb} ignored: no pending approval for this call`);
+      return undefined;
+    }
+    return entry;
+  }
+
+  /**
+   * Delivers one event to the machine. Events sent while a transition runs wait in the mailbox,
+   * so the machine never re-enters itself. A stage that throws never escapes: the run ends with
+   * `error` and the machine starts afresh.
+   */
+  private step(event: AgentMachineEvent): void {
+    if (this.stepping) {
+      (this.mailbox ??= []).push(event);
+      return;
+    }
+    this.stepping = true;
+    try {
+      for (let next: AgentMachineEvent | undefined = event; next !== undefined; next = this.mailbox?.shift()) {
+        this.snapshot = this.machine.transition(this.snapshot, next, this.scope);
+        if (this.snapshot.status === 'error') throw this.snapshot.error;
+      }
+    } catch (error) {
+      this.mailbox = undefined;
+      this.onMachineError(error);
+    } finally {
+      this.stepping = false;
+    }
+  }
+
+  private onMachineError(error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.config.logger.error({ agent: this.name, err: error }, 'agent machine failed');
+    const run = this.current;
+    this.state = 'failed';
+    this.snapshot = this.machine.getInitialSnapshot(this.scope, { host: this });
+    this.state = 'failed';
+    if (run !== undefined) {
+      run.controller.abort();
+      run.error = `internal error: ${message}`;
+      this.settle(run, 'error');
+    }
+  }
+}
+
+const STOP_AT_CLOSER: readonly string[] = Object.freeze(['</ACTION>']);

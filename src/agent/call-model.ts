@@ -1,0 +1,43 @@
+import type { Envelope, EventType, TroupeEvents } from '../bus/events.js';
+import { toProviderError } from '../llm/provider-error.js';
+import type { ModelRequest, ModelResponse, Provider } from '../llm/types.js';
+import { sleepFor } from '../tools/dispatch-turn.js';
+import type { RetryPolicy } from '../tools/types.js';
+
+/** Publishes an event on behalf of the agent (bus.publish with its agent, scene and cause). */
+export type Publish = <K extends EventType>(type: K, data: TroupeEvents[K]) => Envelope<K>;
+
+export const DEFAULT_MODEL_RETRY: Required<RetryPolicy> = { attempts: 3, backoffMs: 500, maxBackoffMs: 30_000 };
+
+/**
+ * One deliberation: calls the provider, retrying retryable failures with exponential backoff (or
+ * exactly the `retry-after` the provider asked for). Every failed attempt is an `llm.error`; the
+ * last one is rethrown as a ProviderError for the agent to fail on.
+ */
+export async function callModel(
+  provider: Provider,
+  request: ModelRequest,
+  policy: Required<RetryPolicy>,
+  publish: Publish,
+): Promise<ModelResponse> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await provider.complete(request);
+    } catch (thrown) {
+      const error = toProviderError(thrown, request.signal);
+      // An abort is the caller's doing, not a provider failure: nothing to report or retry.
+      if (request.signal.aborted) throw error;
+      const retry = error.retryable && attempt < policy.attempts;
+      publish('llm.error', {
+        round: request.round,
+        kind: error.kind,
+        message: error.message,
+        retryable: error.retryable,
+        attempt,
+      });
+      if (!retry) throw error;
+      const backoff = Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (attempt - 1));
+      await sleepFor(error.retryAfterMs ?? backoff, request.signal);
+    }
+  }
+}

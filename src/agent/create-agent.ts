@@ -1,0 +1,151 @@
+import { pino, type Logger } from 'pino';
+import { createBus } from '../bus/bus.js';
+import { ConfigError } from '../errors.js';
+import type { Provider, ToolSpec } from '../llm/types.js';
+import { renderManifest } from '../protocol/manifest.js';
+import { DEFAULT_LIMITS, type ProtocolLimits } from '../protocol/types.js';
+import { createSessionLog } from '../record/session-log.js';
+import { createRegistry, type Registry } from '../tools/registry.js';
+import type { RetryPolicy, Tool } from '../tools/types.js';
+import { providedAgentMachine } from './agent-machine.js';
+import type { Agent, AgentOptions } from './agent-options.js';
+import { AgentRuntime, type AgentConfig } from './agent-runtime.js';
+import { DEFAULT_MODEL_RETRY } from './call-model.js';
+
+const silent: Logger = pino({ level: 'silent' });
+
+/**
+ * Creates an agent: an XState actor that cycles deliberate → parse → validate → dispatch →
+ * observe over its tools, publishing every step on its bus. Throws a ConfigError for options that
+ * cannot work; never for what the model does.
+ *
+ * @example
+ * const agent = createAgent({ name: 'referee', tools: [lookupPlayer], provider });
+ * agent.bus.on('tool.completed', (event) => console.log(event.data.output));
+ * const result = await agent.run('Who is player 7?');
+ */
+export function createAgent(options: AgentOptions): Agent {
+  return new AgentRuntime(resolveConfig(options), providedAgentMachine);
+}
+
+function resolveConfig(options: AgentOptions): AgentConfig {
+  if (options === null || typeof options !== 'object') throw new ConfigError('createAgent(options) takes an object');
+  const { name, provider } = options;
+  if (typeof name !== 'string' || name.trim() === '') throw new ConfigError('createAgent: `name` must be a non-empty string');
+  assertProvider(provider, name);
+  const tools = options.tools ?? [];
+  const registry = registryFor(tools);
+  const protocol = options.protocol ?? 'xml';
+  if (protocol !== 'xml' && protocol !== 'native') {
+    throw new ConfigError(`createAgent "${name}": protocol must be 'xml' or 'native', got ${JSON.stringify(protocol)}`);
+  }
+  const allowed = resolveAllowed(options.allowedTools, registry.names(), name);
+  const offered = allowed === undefined ? tools : tools.filter((tool) => allowed.has(tool.name));
+  const limits: ProtocolLimits = options.limits === undefined ? DEFAULT_LIMITS : { ...DEFAULT_LIMITS, ...options.limits };
+  for (const [key, value] of Object.entries(limits)) positiveInteger(value, `limits.${key}`, name);
+  const maxRounds = positiveInteger(options.maxRounds ?? 10, 'maxRounds', name);
+  const maxCorrections = positiveInteger(options.maxCorrections ?? 3, 'maxCorrections', name);
+  const concurrency = positiveInteger(options.concurrency ?? 8, 'concurrency', name);
+  const toolTimeoutMs = nonNegative(options.toolTimeoutMs ?? 30_000, 'toolTimeoutMs', name);
+  const maxObservationChars = positiveInteger(options.maxObservationChars ?? 8_000, 'maxObservationChars', name);
+  const bus = options.bus ?? createBus();
+  const log = typeof options.log === 'string' ? createSessionLog(options.log) : options.log;
+  const ownsLog = typeof options.log === 'string';
+  log?.attach(bus);
+  const manifest = manifestFor(offered, protocol);
+  return {
+    name,
+    bus,
+    provider,
+    registry,
+    allowed,
+    protocol,
+    systemPrompt: [options.instructions?.trim(), manifest].filter((part) => part !== undefined && part !== '').join('\n\n'),
+    toolSpecs: protocol === 'native' ? specsFor(offered) : undefined,
+    limits,
+    maxRounds,
+    maxCorrections,
+    ...(options.scene !== undefined && { scene: options.scene }),
+    limiter: options.limiter,
+    concurrency,
+    toolLimiters: undefined,
+    modelRetry: resolveRetry(options.modelRetry, name),
+    toolTimeoutMs,
+    maxObservationChars,
+    log,
+    ownsLog,
+    logger: options.logger ?? silent,
+    temperature: options.temperature,
+    maxTokens: options.maxTokens,
+  };
+}
+
+// Agents built from one tool list share its registry, manifest and specs instead of a copy each.
+const registries = new WeakMap<readonly Tool[], Registry>();
+
+function registryFor(tools: readonly Tool[]): Registry {
+  let registry = registries.get(tools);
+  if (registry === undefined) registries.set(tools, (registry = createRegistry(tools)));
+  return registry;
+}
+
+const manifests = new WeakMap<readonly Tool[], Map<string, string>>();
+const specs = new WeakMap<readonly Tool[], readonly ToolSpec[]>();
+
+function manifestFor(tools: readonly Tool[], protocol: 'xml' | 'native'): string {
+  if (tools.length === 0) return '';
+  let byProtocol = manifests.get(tools);
+  if (byProtocol === undefined) manifests.set(tools, (byProtocol = new Map()));
+  let text = byProtocol.get(protocol);
+  if (text === undefined) byProtocol.set(protocol, (text = renderManifest(tools, { protocol })));
+  return text;
+}
+
+function specsFor(tools: readonly Tool[]): readonly ToolSpec[] {
+  let list = specs.get(tools);
+  if (list === undefined) {
+    list = Object.freeze(tools.map(({ name, description, parameters }) => ({ name, description, parameters })));
+    specs.set(tools, list);
+  }
+  return list;
+}
+
+function resolveAllowed(allowedTools: readonly string[] | undefined, known: string[], agent: string): ReadonlySet<string> | undefined {
+  if (allowedTools === undefined) return undefined;
+  if (!Array.isArray(allowedTools)) throw new ConfigError(`createAgent "${agent}": allowedTools must be an array of tool names`);
+  const registered = new Set(known);
+  for (const tool of allowedTools) {
+    if (!registered.has(tool)) {
+      throw new ConfigError(`createAgent "${agent}": allowedTools names "${tool}", which is not among its tools (${known.join(', ') || 'none'})`);
+    }
+  }
+  return new Set(allowedTools);
+}
+
+function resolveRetry(policy: RetryPolicy | undefined, agent: string): Required<RetryPolicy> {
+  const resolved = { ...DEFAULT_MODEL_RETRY, ...policy };
+  positiveInteger(resolved.attempts, 'modelRetry.attempts', agent);
+  nonNegative(resolved.backoffMs, 'modelRetry.backoffMs', agent);
+  nonNegative(resolved.maxBackoffMs, 'modelRetry.maxBackoffMs', agent);
+  return resolved;
+}
+
+function assertProvider(provider: Provider | undefined, agent: string): asserts provider is Provider {
+  if (provider === null || typeof provider !== 'object' || typeof provider.complete !== 'function') {
+    throw new ConfigError(`createAgent "${agent}": \`provider\` must have a complete(request) method (try scriptedProvider([...]))`);
+  }
+}
+
+function positiveInteger(value: unknown, option: string, agent: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new ConfigError(`createAgent "${agent}": ${option} must be a positive integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+function nonNegative(value: unknown, option: string, agent: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new ConfigError(`createAgent "${agent}": ${option} must be a number ≥ 0, got ${String(value)}`);
+  }
+  return value;
+}

@@ -1,0 +1,115 @@
+import { safeJson } from '../bus/serialize-event.js';
+import type { CallRejection, MalformedProblem } from '../protocol/types.js';
+import type { CallResult } from '../tools/dispatch-turn.js';
+
+/** A call of the turn as the model will hear about it. */
+export type ObservedCall = CallResult | { status: 'denied'; callId: string; name: string; reason: string };
+
+/** What happened in one turn, for the observation. */
+export type TurnOutcome =
+  | { kind: 'malformed'; problem: MalformedProblem }
+  | { kind: 'rejected'; rejection: CallRejection; callCount: number }
+  | { kind: 'empty' }
+  | { kind: 'calls'; calls: ObservedCall[] };
+
+export type ObservationOptions = {
+  /** Characters of one output shown before the cut marker. */
+  maxOutputChars: number;
+};
+
+/** The text of one observation, plus whether the turn went as the model meant. */
+export type Observation = { text: string; ok: boolean };
+
+const FORMAT_REMINDER =
+  'Write one block: <ACTION><tool_name><param>value</param></tool_name></ACTION>, or answer in plain text with no block when you are done.';
+
+/**
+ * The observation for one turn: one line per call naming its outcome, tool output quoted. Quoting
+ * neutralises anything that could read as markup (`<ACTION>`, `</OBSERVATION>`, `]]>`) and makes
+ * bidi and control characters visible, so a result can never pose as a call or end the block.
+ */
+export function observationText(outcome: TurnOutcome, options: ObservationOptions): Observation {
+  switch (outcome.kind) {
+    case 'malformed':
+      return {
+        ok: false,
+        text:
+          `Your <ACTION> block could not be read (${outcome.problem.category}): ${quote(outcome.problem.message)}\n` +
+          `Nothing ran. ${FORMAT_REMINDER}`,
+      };
+    case 'rejected': {
+      const { rejection, callCount } = outcome;
+      const lines = [
+        `Your <ACTION> block was rejected; nothing ran (${callCount === 1 ? 'its only call' : `none of its ${callCount} calls`}).`,
+        `${rejection.name} (${rejection.callId}): ${rejection.category}: ${quote(rejection.message)}`,
+      ];
+      for (const issue of rejection.issues.slice(1, 5)) lines.push(`- ${quote(issue.message)}`);
+      lines.push('Fix the call and send the whole block again.');
+      return { ok: false, text: lines.join('\n') };
+    }
+    case 'empty':
+      return {
+        ok: false,
+        text: `Your reply was empty. ${FORMAT_REMINDER}`,
+      };
+    case 'calls': {
+      const parts = outcome.calls.map((call) => describeCall(call, options));
+      return { ok: outcome.calls.every((call) => call.status === 'completed'), text: parts.join('\n\n') };
+    }
+  }
+}
+
+/** The text of one call's outcome (used alone for native tool messages). */
+export function describeCall(call: ObservedCall, options: ObservationOptions): string {
+  const head = `${call.name} (${call.callId})`;
+  switch (call.status) {
+    case 'completed':
+      return `${head} completed:\n${quoteOutput(call.output, call.callId, options.maxOutputChars)}`;
+    case 'failed': {
+      const { kind, message, retryable, hint } = call.error;
+      const tried = call.attempts > 1 ? ` after ${call.attempts} attempts` : '';
+      return (
+        `${head} failed${tried} [${kind}${retryable ? ', retryable' : ''}]: ${quote(message)}` +
+        (hint === undefined ? '' : `\nHint: ${quote(hint)}`)
+      );
+    }
+    case 'denied':
+      return `${head} was denied by the operator and did not run: ${quote(call.reason)}`;
+  }
+}
+
+function quoteOutput(output: unknown, callId: string, maxChars: number): string {
+  let text: string;
+  let total: number;
+  if (typeof output === 'string') {
+    total = output.length;
+    text = total > maxChars ? output.slice(0, maxChars) : output;
+  } else if (output === undefined) {
+    return '(no output)';
+  } else {
+    const serialized = safeJson(output, { maxChars: maxChars + 1 });
+    total = serialized.truncated ? Number.POSITIVE_INFINITY : serialized.text.length;
+    text = serialized.text.length > maxChars ? serialized.text.slice(0, maxChars) : serialized.text;
+  }
+  const quoted = quote(text);
+  if (total <= maxChars) return quoted;
+  const of = Number.isFinite(total) ? ` of ${total.toLocaleString('en-US')}` : '';
+  return `${quoted}\n[output cut at ${maxChars.toLocaleString('en-US')}${of} characters; the full value is in the tool.completed event of ${callId}]`;
+}
+
+// `<` that could open a tag, `]]>`, and the characters that reorder or hide text.
+const UNSAFE = /<(?=[A-Za-z/!?])|]]>|[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/g;
+
+/** Quotes untrusted text for an observation: markup neutralised, invisible characters shown. */
+export function quote(text: string): string {
+  return text.replace(UNSAFE, (match) => {
+    if (match === '<') return '&lt;';
+    if (match === ']]>') return ']]&gt;';
+    return `\\u${match.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`;
+  });
+}
+
+/** Wraps observation text in the runtime-owned `<OBSERVATION>` element (XML protocol). */
+export function wrapObservation(text: string): string {
+  return `<OBSERVATION>\n${text}\n</OBSERVATION>`;
+}

@@ -1,0 +1,52 @@
+import type { CallRecord } from '../bus/events.js';
+import type { ChatMessage, ModelResponse, Usage } from '../llm/types.js';
+import type { CallRejection, Issue, MalformedProblem, ParsedOutput, ToolCall } from '../protocol/types.js';
+import type { CallResult } from '../tools/dispatch-turn.js';
+import type { Tool } from '../tools/types.js';
+import type { RunResult } from './agent-options.js';
+
+/** A validated call with its tool and, when gated, its approval state. */
+export type TurnCall = {
+  call: ToolCall;
+  tool: Tool;
+  /** `false`: runs without asking. Otherwise the predicate's answer, pending answer, or its error. */
+  gate: boolean | Promise<boolean> | Error;
+  /** Set once the host (or a failing predicate) decided. */
+  decision?: { approved: boolean; reason: string };
+  /** Stable form of the requested arguments, to bind an approval to them. */
+  argsKey?: string;
+};
+
+/** What the current turn produced, for the guards and the observation. */
+export type Turn =
+  | { kind: 'none' }
+  | { kind: 'malformed'; problem: MalformedProblem }
+  | { kind: 'empty' }
+  | { kind: 'rejected'; rejection: CallRejection; callCount: number }
+  | { kind: 'calls'; calls: TurnCall[]; results?: CallResult[] };
+
+/** The mutable state of one `agent.run`. */
+export type RunState = {
+  number: number;
+  controller: AbortController;
+  resolve: (result: RunResult) => void;
+  messages: ChatMessage[];
+  startedAt: number;
+  round: number;
+  corrections: number;
+  nudging: boolean;
+  usage: Usage;
+  history: CallRecord[];
+  dispatched: number;
+  response?: ModelResponse;
+  parsed?: ParsedOutput;
+  turn: Turn;
+  /** The last visible text the model wrote. */
+  text: string;
+  /** Why the run failed, when it did. */
+  error?: string;
+  lastIssues?: Issue[];
+  /** The id of the event the next one follows from (envelope `cause`). */
+  cause?: string;
+  finished: boolean;
+};

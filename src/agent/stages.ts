@@ -1,0 +1,382 @@
+import type { AgentStateName } from '../../machines/agent.machine.js';
+import { parseNativeCalls } from '../protocol/parse-native.js';
+import { parseOutput } from '../protocol/parse-output.js';
+import type { ParsedOutput } from '../protocol/types.js';
+import pLimit from 'p-limit';
+import { createToolLimiters } from '../tools/acquire-slot.js';
+import { dispatchTurn } from '../tools/dispatch-turn.js';
+import { validateCalls } from '../tools/validate-calls.js';
+import type { AgentRuntime } from './agent-runtime.js';
+import { callModel } from './call-model.js';
+import { describeCall, observationText, wrapObservation, type ObservedCall, type TurnOutcome } from './observation-text.js';
+import type { RunState, TurnCall } from './run-state.js';
+import { stableKey } from './stable-key.js';
+
+/**
+ * The stages the machine names, as functions of the runtime. Only `deliberate`, the approval
+ * checks and `dispatch` go asynchronous; they report back to the machine with an event.
+ */
+
+/** Publishes `agent.state` for the state just entered. */
+export function entered(host: AgentRuntime, state: AgentStateName): void {
+  const from = host.state;
+  host.state = state;
+  if (from !== state) host.publish('agent.state', { from, to: state });
+}
+
+export function deliberate(host: AgentRuntime): void {
+  const run = active(host);
+  run.round++;
+  run.turn = { kind: 'none' };
+  if (run.nudging) {
+    run.messages.push({
+      role: 'user',
+      content:
+        `You have used all ${host.config.maxRounds} rounds of tool calls. Reply now with your final answer ` +
+        'in plain text, without an <ACTION> block; no more tools will run.',
+    });
+  }
+  const request = host.request(run);
+  const requested = host.publish('llm.request', {
+    round: run.round,
+    provider: host.config.provider.name,
+    ...(host.config.provider.model !== undefined && { model: host.config.provider.model }),
+    messageCount: run.messages.length,
+    nudge: run.nudging,
+  });
+  run.cause = requested.id;
+  const startedAt = host.config.bus.clock();
+  const publishError = host.publish.bind(host) as Parameters<typeof callModel>[3];
+  callModel(host.config.provider, request, host.config.modelRetry, publishError).then(
+    (response) => {
+      if (host.current !== run || run.finished) return;
+      run.response = response;
+      if (response.usage !== undefined) {
+        run.usage.inputTokens += response.usage.inputTokens;
+        run.usage.outputTokens += response.usage.outputTokens;
+        run.usage.totalTokens += response.usage.totalTokens;
+      }
+      const data: Parameters<typeof host.publish<'llm.response'>>[1] = {
+        round: run.round,
+        text: response.text,
+        finishReason: response.finishReason,
+        latencyMs: host.config.bus.clock() - startedAt,
+      };
+      if (response.toolCalls !== undefined) data.toolCalls = response.toolCalls;
+      if (response.usage !== undefined) data.usage = response.usage;
+      run.cause = host.publish('llm.response', data).id;
+      host.send(run, 'model.responded');
+    },
+    (error: unknown) => {
+      if (run.controller.signal.aborted) return host.send(run, 'aborted');
+      run.error = `model call failed: ${error instanceof Error ? error.message : String(error)}`;
+      host.send(run, 'model.failed');
+    },
+  );
+}
+
+export function parse(host: AgentRuntime): void {
+  const run = active(host);
+  const response = run.response!;
+  const { protocol, limits, logger } = host.config;
+  const callId = (index: number): string => `${host.name}/${run.number}.${run.round}.${index + 1}`;
+  let parsed: ParsedOutput;
+  if (protocol === 'xml') {
+    if (response.toolCalls?.length) {
+      logger.warn({ agent: host.name, calls: response.toolCalls.length }, 'native tool calls ignored: protocol is xml');
+    }
+    parsed = parseOutput(response.text, {
+      limits,
+      finishReason: response.finishReason,
+      ...(response.stopSequence !== undefined && { stopSequence: response.stopSequence }),
+      callId,
+    });
+  } else {
+    parsed = parseNativeCalls(response, { limits, callId });
+  }
+  run.parsed = parsed;
+  run.messages.push(
+    response.toolCalls?.length && protocol === 'native'
+      ? { role: 'assistant', content: response.text, toolCalls: response.toolCalls }
+      : { role: 'assistant', content: rawAssistantText(response.text, response.stopSequence) },
+  );
+  if (parsed.text !== '') {
+    run.text = parsed.text;
+    host.publish('agent.said', { text: parsed.text });
+  }
+  if (parsed.trailing !== undefined) host.publish('action.trailing', { text: parsed.trailing });
+  if (run.nudging) return;
+  if (parsed.problem !== undefined) {
+    const { category, message, offset } = parsed.problem;
+    run.cause = host.publish('action.malformed', {
+      code: category,
+      category,
+      message,
+      ...(offset !== undefined && { offset }),
+    }).id;
+    run.turn = { kind: 'malformed', problem: parsed.problem };
+  } else if (parsed.calls.length === 0 && parsed.text === '') {
+    run.turn = { kind: 'empty' };
+  }
+}
+
+export function validate(host: AgentRuntime): void {
+  const run = active(host);
+  const calls = run.parsed!.calls;
+  const { registry, allowed, limits } = host.config;
+  const outcome = validateCalls(calls, { registry, limits, ...(allowed !== undefined && { allowed }) });
+  if (!outcome.ok) {
+    const problem = outcome.problem;
+    if (problem.kind === 'malformed') {
+      const { category, message, offset } = problem.problem;
+      run.cause = host.publish('action.malformed', {
+        code: category,
+        category,
+        message,
+        ...(offset !== undefined && { offset }),
+      }).id;
+      run.turn = { kind: 'malformed', problem: problem.problem };
+    } else {
+      const rejection = problem.rejection;
+      run.cause = host.publish('tool.rejected', rejection).id;
+      run.turn = { kind: 'rejected', rejection, callCount: calls.length };
+      run.lastIssues = rejection.issues;
+    }
+    return;
+  }
+  run.cause = host.publish('action.parsed', {
+    calls: outcome.value.map(({ callId, name, args }) => ({ callId, name, args })),
+  }).id;
+  const entries: TurnCall[] = outcome.value.map((call) => {
+    const tool = registry.get(call.name)!;
+    return { call, tool, gate: approvalGate(tool.needsApproval, call.args) };
+  });
+  run.turn = { kind: 'calls', calls: entries };
+}
+
+function approvalGate(needsApproval: TurnCall['tool']['needsApproval'], args: TurnCall['call']['args']): TurnCall['gate'] {
+  if (needsApproval === undefined || needsApproval === false) return false;
+  if (needsApproval === true) return true;
+  try {
+    const answer = needsApproval(args);
+    return answer instanceof Promise ? answer : answer === true;
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+export function requestApproval(host: AgentRuntime): void {
+  const run = active(host);
+  const entries = (run.turn as Extract<RunState['turn'], { kind: 'calls' }>).calls;
+  // Predicates may be async: settle them all, then park on whatever still needs a human.
+  Promise.all(
+    entries.map(async (entry) => {
+      if (entry.gate instanceof Promise) {
+        try {
+          entry.gate = (await entry.gate) === true;
+        } catch (error) {
+          entry.gate = error instanceof Error ? error : new Error(String(error));
+        }
+      }
+    }),
+  ).then(() => {
+    if (host.current !== run || run.finished) return;
+    for (const entry of entries) {
+      if (entry.gate instanceof Error) {
+        // Fail closed: a predicate that throws never lets its call run.
+        decide(host, entry, false, `approval check failed: ${entry.gate.message}`, false);
+      } else if (entry.gate === true) {
+        entry.argsKey = stableKey(entry.call.args);
+        const { callId, name, args } = entry.call;
+        host.publish('tool.approval.requested', { callId, name, args });
+      }
+    }
+    settleApprovalsIfDone(host, run);
+  });
+}
+
+/** Records the host's decision on a parked call; the turn moves on once every call is decided. */
+export function decide(host: AgentRuntime, entry: TurnCall, approved: boolean, reason: string, asked = true): boolean {
+  const run = host.current!;
+  entry.decision = { approved, reason };
+  const { callId, name } = entry.call;
+  if (asked) host.publish('tool.approval.resolved', { callId, name, approved, reason });
+  if (!approved) {
+    host.publish('tool.rejected', {
+      callId,
+      name,
+      code: 'denied',
+      category: 'denied',
+      issues: [],
+      message: reason,
+    });
+  }
+  settleApprovalsIfDone(host, run);
+  return true;
+}
+
+function settleApprovalsIfDone(host: AgentRuntime, run: RunState): void {
+  const turn = run.turn;
+  if (turn.kind !== 'calls') return;
+  const waiting = turn.calls.some((entry) => entry.gate !== false && entry.decision === undefined);
+  if (!waiting && host.state === 'awaitingApproval') host.send(run, 'approval.settled');
+}
+
+export function dispatch(host: AgentRuntime): void {
+  const run = active(host);
+  const turn = run.turn as Extract<RunState['turn'], { kind: 'calls' }>;
+  const runnable = turn.calls.filter((entry) => entry.decision === undefined || entry.decision.approved);
+  const { config } = host;
+  dispatchTurn(
+    runnable.map(({ call, tool }) => ({ call, tool })),
+    {
+      signal: run.controller.signal,
+      agent: config.name,
+      ...(config.scene !== undefined && { scene: config.scene }),
+      publish: (type, data) => host.publish(type, data),
+      // Made at the first dispatch: an agent that never calls a tool never pays for them.
+      limiter: (config.limiter ??= pLimit({ concurrency: config.concurrency, rejectOnClear: true })),
+      toolLimiters: (config.toolLimiters ??= createToolLimiters()),
+      // An approval-gated call makes the whole turn run in the model's order.
+      sequential: turn.calls.some((entry) => entry.gate !== false),
+      defaultTimeoutMs: config.toolTimeoutMs,
+      // Durations on the bus clock: a run with an injected clock gives the same events every time.
+      clock: config.bus.clock,
+      ...(config.log !== undefined && { assertRecorded: config.log.assertRecorded.bind(config.log) }),
+    },
+  ).then(
+    (results) => {
+      if (host.current !== run || run.finished) return;
+      turn.results = results;
+      if (run.controller.signal.aborted) {
+        recordCalls(run, turn.calls);
+        host.send(run, 'aborted');
+      } else {
+        host.send(run, 'dispatch.settled');
+      }
+    },
+    (error: unknown) => {
+      run.error = `dispatch failed: ${error instanceof Error ? error.message : String(error)}`;
+      host.send(run, 'dispatch.failed');
+    },
+  );
+}
+
+export function observe(host: AgentRuntime): void {
+  const run = active(host);
+  const turn = run.turn;
+  const options = { maxOutputChars: host.config.maxObservationChars };
+  let outcome: TurnOutcome;
+  let observed: ObservedCall[] = [];
+  if (turn.kind === 'calls') {
+    observed = recordCalls(run, turn.calls);
+    outcome = { kind: 'calls', calls: observed };
+    run.corrections = 0;
+  } else if (turn.kind === 'malformed' || turn.kind === 'empty' || turn.kind === 'rejected') {
+    outcome = turn;
+    run.corrections++;
+    if (turn.kind === 'malformed') run.lastIssues = [{ category: turn.problem.category, message: turn.problem.message }];
+  } else {
+    return;
+  }
+  const { text, ok } = observationText(outcome, options);
+  run.cause = host.publish('agent.observation', { text, ok, round: run.round }).id;
+  const toolCalls = host.config.protocol === 'native' ? run.response?.toolCalls : undefined;
+  if (toolCalls?.length) {
+    // Every native call needs its own tool message, whatever became of it.
+    for (const call of toolCalls) {
+      const entry = observed.find((item) => item.callId === call.id);
+      run.messages.push({
+        role: 'tool',
+        callId: call.id,
+        name: call.name,
+        content: entry !== undefined ? describeCall(entry, options) : text,
+      });
+    }
+  } else {
+    run.messages.push({ role: 'user', content: wrapObservation(text) });
+  }
+}
+
+/** Adds the turn's calls to the run's history (once) and returns them as observed. */
+function recordCalls(run: RunState, entries: TurnCall[]): ObservedCall[] {
+  const turn = run.turn as Extract<RunState['turn'], { kind: 'calls' }>;
+  const results = turn.results ?? [];
+  const observed: ObservedCall[] = [];
+  let next = 0;
+  for (const entry of entries) {
+    const { callId, name } = entry.call;
+    if (entry.decision !== undefined && !entry.decision.approved) {
+      observed.push({ status: 'denied', callId, name, reason: entry.decision.reason });
+      run.history.push({ callId, name, round: run.round, outcome: 'denied', durationMs: 0, attempts: 0 });
+      continue;
+    }
+    const result = results[next++];
+    if (result === undefined) continue;
+    observed.push(result);
+    run.dispatched++;
+    const outcome = result.status === 'completed' ? 'completed' : result.error.kind === 'aborted' ? 'aborted' : 'failed';
+    run.history.push({ callId, name, round: run.round, outcome, durationMs: result.durationMs, attempts: result.attempts });
+  }
+  turn.results = undefined;
+  return observed;
+}
+
+export function finish(host: AgentRuntime): void {
+  const run = host.current;
+  if (run === undefined) return;
+  if (run.controller.signal.aborted) return host.settle(run, 'aborted');
+  if (run.nudging) return host.settle(run, 'max_rounds');
+  host.settle(run, 'final_answer');
+}
+
+export function fail(host: AgentRuntime): void {
+  const run = host.current;
+  if (run === undefined) return;
+  if (run.error === undefined) {
+    const last = run.lastIssues?.[0]?.message;
+    run.error =
+      `the model made ${run.corrections} invalid turns in a row (maxCorrections ${host.config.maxCorrections})` +
+      (last !== undefined ? `; last problem: ${last}` : '');
+  }
+  host.settle(run, 'error');
+}
+
+export const guards = {
+  nudged: (host: AgentRuntime) => active(host).nudging,
+  malformed: (host: AgentRuntime) => {
+    const kind = active(host).turn.kind;
+    return kind === 'malformed' || kind === 'empty';
+  },
+  hasCalls: (host: AgentRuntime) => (active(host).parsed?.calls.length ?? 0) > 0,
+  rejected: (host: AgentRuntime) => {
+    const kind = active(host).turn.kind;
+    return kind === 'rejected' || kind === 'malformed';
+  },
+  needsApproval: (host: AgentRuntime) => {
+    const turn = active(host).turn;
+    return turn.kind === 'calls' && turn.calls.some((entry) => entry.gate !== false);
+  },
+  anyApproved: (host: AgentRuntime) => {
+    const turn = active(host).turn;
+    return turn.kind === 'calls' && turn.calls.some((entry) => entry.decision === undefined || entry.decision.approved);
+  },
+  correctionsExhausted: (host: AgentRuntime) => active(host).corrections >= host.config.maxCorrections,
+  abortRequested: (host: AgentRuntime) => active(host).controller.signal.aborted,
+  roundsExhausted: (host: AgentRuntime) => active(host).round >= host.config.maxRounds,
+};
+
+export function nudge(host: AgentRuntime): void {
+  active(host).nudging = true;
+}
+
+function active(host: AgentRuntime): RunState {
+  const run = host.current;
+  if (run === undefined) throw new Error(`agent "${host.name}" has no active run`);
+  return run;
+}
+
+/** The assistant's turn as it goes back into the history: the closer restored if a stop stripped it. */
+function rawAssistantText(text: string, stopSequence: string | undefined): string {
+  return stopSequence !== undefined && /^\s*<\/action\s*>\s*$/i.test(stopSequence) ? `${text}</ACTION>` : text;
+}

@@ -1,0 +1,48 @@
+/**
+ * troupe: a runtime for LLM agents as actors. One import serves the common case.
+ *
+ * @example
+ * import { createAgent, defineTool, scriptedProvider } from 'troupe';
+ */
+export { createAgent } from './agent/create-agent.js';
+export type { Agent, AgentOptions, PendingApproval, RunResult } from './agent/agent-options.js';
+export { createBus } from './bus/bus.js';
+export { safeJson, serializeEnvelope } from './bus/serialize-event.js';
+export type { Bus, BusOptions, EventFilter, EventMeta, Unsubscribe } from './bus/bus.js';
+export { CATALOGUE_VERSION } from './bus/events.js';
+export type {
+  AgentStateName,
+  CallRecord,
+  Envelope,
+  EnvelopeOf,
+  EventType,
+  Pattern,
+  RunReason,
+  RunStats,
+  TroupeEvents,
+} from './bus/events.js';
+export { randomIds, sequentialIds, steppedClock } from './bus/ids.js';
+export type { Clock, IdSource } from './bus/ids.js';
+export { ConfigError, LogError, ScriptError, ToolSchemaError, TroupeError } from './errors.js';
+export type { TroupeErrorCode } from './errors.js';
+export { ProviderError } from './llm/provider-error.js';
+export { scriptedProvider } from './llm/scripted-provider.js';
+export type { ScriptedProvider, ScriptedTurn, ScriptFunction } from './llm/scripted-provider.js';
+export type * from './llm/types.js';
+export { renderManifest } from './protocol/manifest.js';
+export { parseOutput } from './protocol/parse-output.js';
+export { parseNativeCalls } from './protocol/parse-native.js';
+export { createActionScanner } from './protocol/scan-output.js';
+export { renderAction, renderCall } from './protocol/render-call.js';
+export type * from './protocol/types.js';
+export { DEFAULT_LIMITS } from './protocol/types.js';
+export { createSessionLog } from './record/session-log.js';
+export type { SessionLog } from './record/session-log.js';
+export { readLog } from './record/read-log.js';
+export { defineTool } from './tools/define-tool.js';
+export { createRegistry } from './tools/registry.js';
+export type { Registry } from './tools/registry.js';
+export { validateCalls } from './tools/validate-calls.js';
+export { classifyError, createDispatchStats, createToolLimiters, dispatchTurn, ToolError } from './tools/dispatch-turn.js';
+export type { CallResult, DispatchOptions, DispatchStats } from './tools/dispatch-turn.js';
+export type * from './tools/types.js';

@@ -1,0 +1,129 @@
+import { ScriptError } from '../errors.js';
+import { ProviderError } from './provider-error.js';
+import type {
+  FinishReason,
+  ModelRequest,
+  ModelResponse,
+  NativeToolCall,
+  Provider,
+  ProviderErrorKind,
+  Usage,
+} from './types.js';
+
+/** One scripted model turn: plain text, or the full shape of a response. */
+export type ScriptedTurn =
+  | string
+  | {
+      text?: string;
+      toolCalls?: NativeToolCall[];
+      finishReason?: FinishReason;
+      stopSequence?: string;
+      usage?: Usage;
+      /** Fail this call instead of answering (to test retries and provider errors). */
+      error?: { kind: ProviderErrorKind; message?: string; retryable?: boolean; retryAfterMs?: number };
+    };
+
+/** A scripted brain: the next turn as a function of the conversation so far. */
+export type ScriptFunction = (request: ModelRequest, index: number) => ScriptedTurn | Promise<ScriptedTurn>;
+
+/** A provider that answers from a script, plus what a test needs to check it was used fully. */
+export type ScriptedProvider = Provider & {
+  /** Every request received, in order, each with the messages as they were at that call. */
+  readonly requests: readonly ModelRequest[];
+  /** Turns not yet used (always 0 for a function script). */
+  readonly remaining: number;
+  /** Throws a ScriptError when a queued turn was never used. */
+  assertConsumed(): void;
+};
+
+export type ScriptedProviderOptions = { name?: string; model?: string };
+
+/**
+ * A provider that stands in for a model: offline, deterministic, and strict. Given a list, it
+ * answers each call with the next turn and rejects a call past the end; given a function, it asks
+ * the function. Usage is estimated at four characters a token unless a turn states it.
+ *
+ * @example
+ * const provider = scriptedProvider([
+ *   '<ACTION><lookup_player><id>7</id></lookup_player></ACTION>',
+ *   'Player 7 is Ana.',
+ * ]);
+ */
+export function scriptedProvider(
+  script: readonly ScriptedTurn[] | ScriptFunction,
+  options: ScriptedProviderOptions = {},
+): ScriptedProvider {
+  const requests: ModelRequest[] = [];
+  const queue = typeof script === 'function' ? undefined : [...script];
+  let used = 0;
+
+  const next = async (request: ModelRequest): Promise<ScriptedTurn> => {
+    if (queue === undefined) return (script as ScriptFunction)(request, used - 1);
+    const turn = queue[used - 1];
+    if (turn === undefined) {
+      throw new ScriptError(
+        `scripted provider received call ${used} but its script has only ${queue.length} turn(s); ` +
+          `the agent asked for more than the test expected`,
+      );
+    }
+    return turn;
+  };
+
+  return {
+    name: options.name ?? 'scripted',
+    model: options.model ?? 'script',
+    get requests() {
+      return requests;
+    },
+    get remaining() {
+      return queue === undefined ? 0 : Math.max(0, queue.length - used);
+    },
+    async complete(request) {
+      // The agent keeps appending to its history: keep the conversation as it was at this call.
+      requests.push({ ...request, messages: [...request.messages] });
+      used++;
+      if (request.signal.aborted) throw new ProviderError('aborted', 'the model call was aborted');
+      let turn: ScriptedTurn;
+      try {
+        turn = await next(request);
+      } catch (error) {
+        if (error instanceof ScriptError) throw new ProviderError('script', error.message, { cause: error });
+        throw error;
+      }
+      return toResponse(turn, request);
+    },
+    assertConsumed() {
+      if (queue !== undefined && used < queue.length) {
+        throw new ScriptError(`scripted provider has ${queue.length - used} unused turn(s) of ${queue.length}`);
+      }
+    },
+  };
+}
+
+function toResponse(turn: ScriptedTurn, request: ModelRequest): ModelResponse {
+  if (typeof turn === 'string') return { text: turn, finishReason: 'stop', usage: estimateUsage(request, turn) };
+  if (turn.error !== undefined) {
+    const { kind, message, retryable, retryAfterMs } = turn.error;
+    throw new ProviderError(kind, message ?? `scripted ${kind} error`, {
+      ...(retryable !== undefined && { retryable }),
+      ...(retryAfterMs !== undefined && { retryAfterMs }),
+    });
+  }
+  const text = turn.text ?? '';
+  const response: ModelResponse = {
+    text,
+    finishReason: turn.finishReason ?? (turn.toolCalls?.length ? 'tool_calls' : 'stop'),
+    usage: turn.usage ?? estimateUsage(request, text),
+  };
+  if (turn.toolCalls !== undefined) response.toolCalls = turn.toolCalls;
+  if (turn.stopSequence !== undefined) response.stopSequence = turn.stopSequence;
+  return response;
+}
+
+function estimateUsage(request: ModelRequest, text: string): Usage {
+  let inputChars = 0;
+  for (const message of request.messages) inputChars += message.content.length;
+  const inputTokens = Math.ceil(inputChars / 4);
+  const outputTokens = Math.ceil(text.length / 4);
+  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+}

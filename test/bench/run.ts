@@ -1,0 +1,30 @@
+import { cpus } from 'node:os';
+import { benchAgentRun } from './agent-run.bench.js';
+import type { Row } from './measure.js';
+import { benchParkedAgents } from './parked-agents.bench.js';
+import { benchStatechart } from './statechart.bench.js';
+
+/** `npm run bench`: prints a table comparing troupe with a bare hand-written baseline. */
+async function main(): Promise<void> {
+  const quick = process.argv.includes('--quick');
+  const rows: Row[] = [];
+  // Heap first: garbage from the timing runs would blur the heap difference.
+  const parked = await benchParkedAgents(quick ? 1_000 : 10_000);
+  rows.push(...(await benchAgentRun(quick ? 2_000 : 20_000)));
+  rows.push(await benchStatechart(quick ? 2_000 : 20_000));
+  rows.push(...parked);
+  const cpu = cpus()[0]?.model ?? 'unknown cpu';
+  console.log(`troupe bench — node ${process.version}, ${cpus().length} cores (${cpu})\n`);
+  console.log('| benchmark | iterations | µs/op | vs bare | note |');
+  console.log('| --- | ---: | ---: | ---: | --- |');
+  for (const row of rows) {
+    const us = Number.isNaN(row.usPerOp) ? '' : row.usPerOp.toFixed(1);
+    const ratio = row.ratio === undefined ? '' : `${row.ratio.toFixed(2)}×`;
+    console.log(`| ${row.name} | ${row.iterations.toLocaleString('en-US')} | ${us} | ${ratio} | ${row.note ?? ''} |`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
