@@ -1,4 +1,5 @@
-import { agentMachine, type AgentMachine } from '../../machines/agent.machine.js';
+import { agentMachine, type AgentMachine, type AgentMachineContext } from '../../machines/agent.machine.js';
+import { compileFlatMachine, type FlatMachine } from './flat-machine.js';
 import type { AgentRuntime } from './agent-runtime.js';
 import * as stages from './stages.js';
 
@@ -6,7 +7,7 @@ const { guards } = stages;
 type Args = { context: { host: object } };
 const hostOf = (context: Args['context']): AgentRuntime => context.host as AgentRuntime;
 
-/** The agent machine with troupe's stages filled in; one instance serves every agent. */
+/** The agent machine with troupe's stages filled in (XState's own view, for tools and tests). */
 export const providedAgentMachine: AgentMachine = agentMachine.provide({
   actions: {
     entered: ({ context }: Args, params: { state: Parameters<typeof stages.entered>[1] }) => stages.entered(hostOf(context), params.state),
@@ -32,3 +33,6 @@ export const providedAgentMachine: AgentMachine = agentMachine.provide({
     roundsExhausted: ({ context }: Args) => guards.roundsExhausted(hostOf(context)),
   },
 });
+
+/** The provided machine compiled for stepping: one table serves every agent. */
+export const agentStepper: FlatMachine<AgentMachineContext> = compileFlatMachine(providedAgentMachine);

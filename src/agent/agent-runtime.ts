@@ -1,7 +1,6 @@
 import type { LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
-import type { SnapshotFrom } from 'xstate';
-import type { AgentMachine, AgentMachineEvent, AgentStateName } from '../../machines/agent.machine.js';
+import type { AgentMachineContext, AgentMachineEvent, AgentStateName } from '../../machines/agent.machine.js';
 import type { Bus, EventMeta } from '../bus/bus.js';
 import type { Envelope, EventType, RunReason, TroupeEvents } from '../bus/events.js';
 import { TroupeError } from '../errors.js';
@@ -14,7 +13,7 @@ import type { Agent, PendingApproval, RunResult } from './agent-options.js';
 import { stableKey } from './stable-key.js';
 import type { RunState } from './run-state.js';
 import * as stages from './stages.js';
-import { machineScope, type MachineScope } from './machine-scope.js';
+import type { FlatMachine } from './flat-machine.js';
 
 /** Everything an agent needs that does not change between runs. */
 export type AgentConfig = {
@@ -46,28 +45,32 @@ export type AgentConfig = {
 
 /**
  * The live agent: an actor in the actor-model sense (it takes one message at a time from its
- * mailbox) whose behaviour is the XState statechart, stepped with `machine.transition`. It owns
- * the current run and implements the stages the machine names. Methods live on the prototype,
- * and an idle agent holds only its snapshot, so ten thousand agents stay cheap.
+ * mailbox) whose behaviour is the agent statechart, compiled once for all agents. It owns the
+ * current run and implements the stages the machine names. Methods live on the prototype, and an
+ * idle agent holds only the name of its state, so ten thousand agents stay cheap.
  */
 export class AgentRuntime implements Agent {
   readonly config: AgentConfig;
   state: AgentStateName = 'idle';
   current: RunState | undefined;
-  private snapshot: SnapshotFrom<AgentMachine>;
+  /** The machine's current state (`state` is what was last published). */
+  private at: string;
+  private readonly context: AgentMachineContext;
   /** Events sent while a transition runs (by a stage or a subscriber), taken in order after it. */
   private mailbox: AgentMachineEvent[] | undefined;
   private stepping = false;
   private runs = 0;
   private closed = false;
-  private readonly machine: AgentMachine;
-  private readonly scope: MachineScope;
+  private readonly machine: FlatMachine<AgentMachineContext>;
+  /** Reused for every event this agent publishes: the bus copies what it needs. */
+  private readonly meta: EventMeta;
 
-  constructor(config: AgentConfig, machine: AgentMachine) {
+  constructor(config: AgentConfig, machine: FlatMachine<AgentMachineContext>) {
     this.config = config;
     this.machine = machine;
-    this.scope = machineScope(machine);
-    this.snapshot = machine.getInitialSnapshot(this.scope, { host: this });
+    this.context = { host: this };
+    this.meta = config.scene === undefined ? { agent: config.name } : { agent: config.name, scene: config.scene };
+    this.at = machine.start(this.context);
     this.publish('agent.spawned', {
       name: config.name,
       tools: config.registry.names(),
@@ -161,10 +164,8 @@ export class AgentRuntime implements Agent {
 
   /** Publishes on the bus as this agent, following the run's cause chain. */
   publish<K extends EventType>(type: K, data: TroupeEvents[K], cause?: string): Envelope<K> {
-    const meta: EventMeta = { agent: this.config.name };
-    if (this.config.scene !== undefined) meta.scene = this.config.scene;
-    const from = cause ?? this.current?.cause;
-    if (from !== undefined) meta.cause = from;
+    const { meta } = this;
+    meta.cause = cause ?? this.current?.cause;
     return this.config.bus.publish(type, data, meta);
   }
 
@@ -251,8 +252,7 @@ export class AgentRuntime implements Agent {
     this.stepping = true;
     try {
       for (let next: AgentMachineEvent | undefined = event; next !== undefined; next = this.mailbox?.shift()) {
-        this.snapshot = this.machine.transition(this.snapshot, next, this.scope);
-        if (this.snapshot.status === 'error') throw this.snapshot.error;
+        this.at = this.machine.step(this.at, next, this.context);
       }
     } catch (error) {
       this.mailbox = undefined;
@@ -266,8 +266,8 @@ export class AgentRuntime implements Agent {
     const message = error instanceof Error ? error.message : String(error);
     this.config.logger.error({ agent: this.name, err: error }, 'agent machine failed');
     const run = this.current;
-    this.state = 'failed';
-    this.snapshot = this.machine.getInitialSnapshot(this.scope, { host: this });
+    // Start afresh: the next run begins from idle whatever stage threw.
+    this.at = this.machine.initial;
     this.state = 'failed';
     if (run !== undefined) {
       run.controller.abort();

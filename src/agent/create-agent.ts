@@ -7,7 +7,7 @@ import { DEFAULT_LIMITS, type ProtocolLimits } from '../protocol/types.js';
 import { createSessionLog } from '../record/session-log.js';
 import { createRegistry, type Registry } from '../tools/registry.js';
 import type { RetryPolicy, Tool } from '../tools/types.js';
-import { providedAgentMachine } from './agent-machine.js';
+import { agentStepper } from './agent-machine.js';
 import type { Agent, AgentOptions } from './agent-options.js';
 import { AgentRuntime, type AgentConfig } from './agent-runtime.js';
 import { DEFAULT_MODEL_RETRY } from './call-model.js';
@@ -25,7 +25,7 @@ const silent: Logger = pino({ level: 'silent' });
  * const result = await agent.run('Who is player 7?');
  */
 export function createAgent(options: AgentOptions): Agent {
-  return new AgentRuntime(resolveConfig(options), providedAgentMachine);
+  return new AgentRuntime(resolveConfig(options), agentStepper);
 }
 
 function resolveConfig(options: AgentOptions): AgentConfig {

@@ -87,6 +87,8 @@ function quoteOutput(output: unknown, callId: string, maxChars: number): string 
   } else if (output === undefined) {
     return '(no output)';
   } else {
+    const plain = plainJson(output, maxChars);
+    if (plain !== undefined) return quote(plain);
     const serialized = safeJson(output, { maxChars: maxChars + 1 });
     total = serialized.truncated ? Number.POSITIVE_INFINITY : serialized.text.length;
     text = serialized.text.length > maxChars ? serialized.text.slice(0, maxChars) : serialized.text;
@@ -95,6 +97,24 @@ function quoteOutput(output: unknown, callId: string, maxChars: number): string 
   if (total <= maxChars) return quoted;
   const of = Number.isFinite(total) ? ` of ${total.toLocaleString('en-US')}` : '';
   return `${quoted}\n[output cut at ${maxChars.toLocaleString('en-US')}${of} characters; the full value is in the tool.completed event of ${callId}]`;
+}
+
+/**
+ * JSON.stringify's text when it is exact and short: no cycle, BigInt or throwing `toJSON` (those
+ * throw), no function or symbol it would silently drop. Anything else goes to `safeJson`.
+ */
+function plainJson(output: unknown, maxChars: number): string | undefined {
+  let lossy = false;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(output, (_key, value: unknown) => {
+      if (typeof value === 'function' || typeof value === 'symbol') lossy = true;
+      return value;
+    });
+  } catch {
+    return undefined;
+  }
+  return lossy || text === undefined || text.length > maxChars ? undefined : text;
 }
 
 // `<` that could open a tag, `]]>`, and the characters that reorder or hide text.

@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   // Heap first: garbage from the timing runs would blur the heap difference.
   const parked = await benchParkedAgents(quick ? 1_000 : 10_000);
   rows.push(...(await benchAgentRun(quick ? 2_000 : 20_000)));
-  rows.push(await benchStatechart(quick ? 2_000 : 20_000));
+  rows.push(...(await benchStatechart(quick ? 2_000 : 20_000)));
   rows.push(...parked);
   const cpu = cpus()[0]?.model ?? 'unknown cpu';
   console.log(`troupe bench — node ${process.version}, ${cpus().length} cores (${cpu})\n`);

@@ -1,12 +1,14 @@
+import { createActor } from 'xstate';
 import { agentMachine } from '../../machines/agent.machine.js';
-import { machineScope } from '../../src/agent/machine-scope.js';
+import { compileFlatMachine } from '../../src/agent/flat-machine.js';
 import { measure, type Row } from './measure.js';
 
 /**
- * The floor under every run: the agent statechart stepping through the same eight transitions as
- * a two-turn run with one call, with no-op stages. What XState itself costs.
+ * The floor under every run: the agent statechart taking the same eight transitions as a
+ * two-turn run with one call, with no-op stages — once in an XState actor, once in the compiled
+ * table troupe steps agents with.
  */
-export async function benchStatechart(iterations: number): Promise<Row> {
+export async function benchStatechart(iterations: number): Promise<Row[]> {
   const flags = { hasCalls: true };
   const noop = (): void => {};
   const machine = agentMachine.provide({
@@ -16,20 +18,35 @@ export async function benchStatechart(iterations: number): Promise<Row> {
     },
     guards: { hasCalls: () => flags.hasCalls },
   });
-  const scope = machineScope(machine);
-  let snapshot = machine.getInitialSnapshot(scope, { host: {} });
   const events = [
     { type: 'run' },
     { type: 'model.responded' },
     { type: 'dispatch.settled' },
     { type: 'model.responded' },
   ] as const;
-  return measure('statechart alone (8 transitions, no-op stages)', iterations, () => {
+
+  const actor = createActor(machine, { input: { host: {} } });
+  actor.subscribe({ error: noop });
+  actor.start();
+  const xstate = await measure('statechart in an XState actor (8 transitions)', iterations, () => {
     flags.hasCalls = true;
     for (const event of events) {
-      snapshot = machine.transition(snapshot, event, scope);
+      actor.send(event);
       flags.hasCalls = false;
     }
-    if (snapshot.value !== 'done') throw new Error(`statechart bench ended in ${String(snapshot.value)}`);
+    if (actor.getSnapshot().value !== 'done') throw new Error('statechart bench did not end in done');
   });
+
+  const stepper = compileFlatMachine<{ host: object }>(machine);
+  const context = { host: {} };
+  let state = stepper.start(context);
+  const compiled = await measure('statechart compiled, as agents step it', iterations, () => {
+    flags.hasCalls = true;
+    for (const event of events) {
+      state = stepper.step(state, event, context);
+      flags.hasCalls = false;
+    }
+    if (state !== 'done') throw new Error('statechart bench did not end in done');
+  });
+  return [xstate, compiled];
 }
