@@ -118,12 +118,16 @@ export class AgentRuntime implements Agent {
       };
       this.current = run;
       const external = options.signal;
-      if (external !== undefined) {
-        if (external.aborted) run.controller.abort(external.reason);
-        else external.addEventListener('abort', () => this.abortRun(run, 'aborted by the caller'), { once: true });
+      if (external?.aborted) {
+        run.error = 'aborted before it started';
+        run.controller.abort(external.reason);
+      } else if (external !== undefined) {
+        const onAbort = (): void => this.abortRun(run, 'aborted by the caller');
+        external.addEventListener('abort', onAbort, { once: true });
+        // A caller may pass one long-lived signal to many runs: leave no listener behind.
+        run.detach = () => external.removeEventListener('abort', onAbort);
       }
       this.step({ type: 'run' });
-      if (run.controller.signal.aborted) this.abortRun(run, 'aborted before it started');
     });
   }
 
@@ -197,6 +201,7 @@ export class AgentRuntime implements Agent {
   settle(run: RunState, reason: RunReason): void {
     if (run.finished) return;
     run.finished = true;
+    run.detach?.();
     if (this.current === run) this.current = undefined;
     const stats = {
       rounds: run.round,

@@ -49,4 +49,6 @@ export type RunState = {
   /** The id of the event the next one follows from (envelope `cause`). */
   cause?: string;
   finished: boolean;
+  /** Removes the listener on the caller's signal, if one was given. */
+  detach?: () => void;
 };

@@ -1,8 +1,9 @@
+import pLimit from 'p-limit';
 import type { AgentStateName } from '../../machines/agent.machine.js';
+import type { TroupeEvents } from '../bus/events.js';
 import { parseNativeCalls } from '../protocol/parse-native.js';
 import { parseOutput } from '../protocol/parse-output.js';
-import type { ParsedOutput } from '../protocol/types.js';
-import pLimit from 'p-limit';
+import type { MalformedProblem, ParsedOutput } from '../protocol/types.js';
 import { createToolLimiters } from '../tools/acquire-slot.js';
 import { dispatchTurn } from '../tools/dispatch-turn.js';
 import { validateCalls } from '../tools/validate-calls.js';
@@ -24,8 +25,11 @@ export function entered(host: AgentRuntime, state: AgentStateName): void {
   if (from !== state) host.publish('agent.state', { from, to: state });
 }
 
+/** Asks the model for the next turn; reports `model.responded` or `model.failed`. */
 export function deliberate(host: AgentRuntime): void {
   const run = active(host);
+  // Aborted before the first call (a signal that was already aborted): ask the model nothing.
+  if (run.controller.signal.aborted) return host.send(run, 'aborted');
   run.round++;
   run.turn = { kind: 'none' };
   if (run.nudging) {
@@ -46,8 +50,7 @@ export function deliberate(host: AgentRuntime): void {
   });
   run.cause = requested.id;
   const startedAt = host.config.bus.clock();
-  const publishError = host.publish.bind(host) as Parameters<typeof callModel>[3];
-  callModel(host.config.provider, request, host.config.modelRetry, publishError).then(
+  callModel(host.config.provider, request, host.config.modelRetry, (type, data) => host.publish(type, data)).then(
     (response) => {
       if (host.current !== run || run.finished) return;
       run.response = response;
@@ -56,7 +59,7 @@ export function deliberate(host: AgentRuntime): void {
         run.usage.outputTokens += response.usage.outputTokens;
         run.usage.totalTokens += response.usage.totalTokens;
       }
-      const data: Parameters<typeof host.publish<'llm.response'>>[1] = {
+      const data: TroupeEvents['llm.response'] = {
         round: run.round,
         text: response.text,
         finishReason: response.finishReason,
@@ -75,6 +78,7 @@ export function deliberate(host: AgentRuntime): void {
   );
 }
 
+/** Turns the model's output into visible text and raw calls (or a malformed-block problem). */
 export function parse(host: AgentRuntime): void {
   const run = active(host);
   const response = run.response!;
@@ -107,19 +111,13 @@ export function parse(host: AgentRuntime): void {
   if (parsed.trailing !== undefined) host.publish('action.trailing', { text: parsed.trailing });
   if (run.nudging) return;
   if (parsed.problem !== undefined) {
-    const { category, message, offset } = parsed.problem;
-    run.cause = host.publish('action.malformed', {
-      code: category,
-      category,
-      message,
-      ...(offset !== undefined && { offset }),
-    }).id;
-    run.turn = { kind: 'malformed', problem: parsed.problem };
+    reportMalformed(host, run, parsed.problem);
   } else if (parsed.calls.length === 0 && parsed.text === '') {
     run.turn = { kind: 'empty' };
   }
 }
 
+/** Checks names and arguments of the turn's calls; marks the calls that need approval. */
 export function validate(host: AgentRuntime): void {
   const run = active(host);
   const calls = run.parsed!.calls;
@@ -128,14 +126,7 @@ export function validate(host: AgentRuntime): void {
   if (!outcome.ok) {
     const problem = outcome.problem;
     if (problem.kind === 'malformed') {
-      const { category, message, offset } = problem.problem;
-      run.cause = host.publish('action.malformed', {
-        code: category,
-        category,
-        message,
-        ...(offset !== undefined && { offset }),
-      }).id;
-      run.turn = { kind: 'malformed', problem: problem.problem };
+      reportMalformed(host, run, problem.problem);
     } else {
       const rejection = problem.rejection;
       run.cause = host.publish('tool.rejected', rejection).id;
@@ -154,6 +145,18 @@ export function validate(host: AgentRuntime): void {
   run.turn = { kind: 'calls', calls: entries };
 }
 
+/** Publishes `action.malformed` and makes the turn one the model must correct. */
+function reportMalformed(host: AgentRuntime, run: RunState, problem: MalformedProblem): void {
+  const { category, message, offset } = problem;
+  run.cause = host.publish('action.malformed', {
+    code: category,
+    category,
+    message,
+    ...(offset !== undefined && { offset }),
+  }).id;
+  run.turn = { kind: 'malformed', problem };
+}
+
 function approvalGate(needsApproval: TurnCall['tool']['needsApproval'], args: TurnCall['call']['args']): TurnCall['gate'] {
   if (needsApproval === undefined || needsApproval === false) return false;
   if (needsApproval === true) return true;
@@ -165,6 +168,7 @@ function approvalGate(needsApproval: TurnCall['tool']['needsApproval'], args: Tu
   }
 }
 
+/** Settles approval predicates, then parks on the calls a human must decide. */
 export function requestApproval(host: AgentRuntime): void {
   const run = active(host);
   const entries = (run.turn as Extract<RunState['turn'], { kind: 'calls' }>).calls;
@@ -222,6 +226,7 @@ function settleApprovalsIfDone(host: AgentRuntime, run: RunState): void {
   if (!waiting && host.state === 'awaitingApproval') host.send(run, 'approval.settled');
 }
 
+/** Runs the turn's approved calls; reports `dispatch.settled`, `aborted` or `dispatch.failed`. */
 export function dispatch(host: AgentRuntime): void {
   const run = active(host);
   const turn = run.turn as Extract<RunState['turn'], { kind: 'calls' }>;
@@ -262,6 +267,7 @@ export function dispatch(host: AgentRuntime): void {
   );
 }
 
+/** Writes the turn's observation into the history and on the bus. */
 export function observe(host: AgentRuntime): void {
   const run = active(host);
   const turn = run.turn;
@@ -322,6 +328,7 @@ function recordCalls(run: RunState, entries: TurnCall[]): ObservedCall[] {
   return observed;
 }
 
+/** Ends the run in `done`: final answer, max rounds, or aborted. */
 export function finish(host: AgentRuntime): void {
   const run = host.current;
   if (run === undefined) return;
@@ -330,6 +337,7 @@ export function finish(host: AgentRuntime): void {
   host.settle(run, 'final_answer');
 }
 
+/** Ends the run in `failed`, naming why. */
 export function fail(host: AgentRuntime): void {
   const run = host.current;
   if (run === undefined) return;
@@ -342,6 +350,7 @@ export function fail(host: AgentRuntime): void {
   host.settle(run, 'error');
 }
 
+/** The machine's guards, as functions of the runtime. */
 export const guards = {
   nudged: (host: AgentRuntime) => active(host).nudging,
   malformed: (host: AgentRuntime) => {
@@ -366,6 +375,7 @@ export const guards = {
   roundsExhausted: (host: AgentRuntime) => active(host).round >= host.config.maxRounds,
 };
 
+/** Marks the next deliberation as the final-answer nudge. */
 export function nudge(host: AgentRuntime): void {
   active(host).nudging = true;
 }

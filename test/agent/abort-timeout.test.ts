@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { defineTool } from '../../src/index.js';
 import { deferred, scriptedProvider, testAgent } from '../../src/testing/index.js';
@@ -73,10 +74,20 @@ describe('timeouts and aborts', () => {
     expect(agent.state).toBe('done');
   });
 
-  it('an already-aborted signal ends the run at once', async () => {
+  it('an already-aborted signal ends the run at once, asking the model nothing', async () => {
     const provider = scriptedProvider(['never']);
-    const { agent } = testAgent({ provider });
+    const { agent, events } = testAgent({ provider });
     const result = await agent.run('hi', { signal: AbortSignal.abort() });
-    expect(result.reason).toBe('aborted');
+    expect(result).toMatchObject({ reason: 'aborted', error: 'aborted before it started' });
+    expect(provider.requests).toHaveLength(0);
+    expect(events.types()).not.toContain('llm.request');
+  });
+
+  it('leaves no listener on a caller signal shared by many runs', async () => {
+    const provider = scriptedProvider(['a', 'b', 'c']);
+    const { agent } = testAgent({ provider });
+    const shared = new AbortController();
+    for (const input of ['1', '2', '3']) await agent.run(input, { signal: shared.signal });
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0);
   });
 });

@@ -56,16 +56,7 @@ export function harness(overrides: Partial<DispatchOptions> = {}) {
   };
 }
 
-/** A promise with its resolve and reject exposed. */
-export function deferred<T = unknown>() {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+export { deferred } from '../../src/testing/deferred.js';
 
 /** Lets pending promise callbacks run (no timers involved). */
 export async function flush(rounds = 20): Promise<void> {
