@@ -68,6 +68,9 @@ export class ChunkText {
   /** Moves the pending text into the list of chunks. */
   private seal(): void {
     const chunk = this.pending;
+    // Reading a character makes V8 flatten the rope now, while its pieces are still young garbage;
+    // a million one-character pieces kept until the end would be a heavy load for the collector.
+    chunk.charCodeAt(0);
     this.pending = '';
     if (this.chunks === undefined) {
       this.chunks = [this.first];

@@ -7,7 +7,7 @@ import type { ChunkText } from './chunk-text.js';
 import { parseBlockIn, type BlockSpan } from './parse-block.js';
 import type { ResolvedParseOptions } from './parse-options.js';
 import type { MalformedProblem, ParsedOutput, RawCall } from './types.js';
-import { trimAscii } from './visible-text.js';
+import { trimAscii, trimAsciiRange } from './visible-text.js';
 
 /** What a finished scan found; positions are offsets in the output, -1 when absent. */
 export type ScanFacts = {
@@ -66,7 +66,8 @@ export function concludeScan(
     innerEnd = length;
     end = length;
   }
-  const trailing = end < length ? trimAscii(facts.output.slice(end, length)) : '';
+  const whole = facts.output.single();
+  const trailing = end >= length ? '' : whole === undefined ? trimAscii(facts.output.slice(end, length)) : trimAsciiRange(whole, end, length);
   if (facts.secondOpenerAt >= 0) {
     return withBlock(text, [], trailing, {
       category: 'multiple_action_blocks',
@@ -84,7 +85,6 @@ export function concludeScan(
     nestedAt: facts.nestedAt,
   };
   // A batch parse reads the block in place; a stream reads one flat copy of it.
-  const whole = facts.output.single();
   const parsed =
     whole === undefined ? parseBlockIn(facts.output.slice(block.start, block.end), block.start, block, options) : parseBlockIn(whole, 0, block, options);
   return parsed.ok ? withBlock(text, parsed.value, trailing, undefined) : withBlock(text, [], trailing, parsed.problem);

@@ -123,7 +123,7 @@ function parseStructure(text: string, shift: number, block: BlockSpan, options: 
 function parseCall(text: string, shift: number, element: RawArgument, limits: ProtocolLimits): Outcome<RawArgument[], MalformedProblem> {
   if (limits.maxDepth < 1) return failure(tooDeep(element.offset, limits.maxDepth));
   if (element.selfClosing) return success([]);
-  const innerStart = (element.innerOffset as number) - shift;
+  const innerStart = element.innerOffset - shift;
   const scanned = scanChildren(text, innerStart, innerStart + element.raw.length, shift);
   const args = scanned.elements;
   if (args.length > 0 && limits.maxDepth < 2) return failure(tooDeep((args[0] as RawArgument).offset, limits.maxDepth));

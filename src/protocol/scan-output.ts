@@ -9,22 +9,24 @@
  * stays linear in the output length whatever the chunking.
  *
  * Each mode reads a run of characters in a local loop over `win`, a flat string ending at the
- * end of the text received so far, and jumps over characters that cannot change its state (in
- * prose, everything but newlines, backticks and `<`). So plain text costs a few comparisons per
- * character, a batch parse copies nothing, and a stream of one-character chunks reads each new
- * chunk in place.
+ * end of the text received so far, and jumps over characters that cannot change its state: prose
+ * looks only at newlines, backticks and `<` (long plain stretches are skipped with native
+ * searches, see `char-finder.ts`), a block only at `<`. So plain text costs next to nothing, a
+ * batch parse copies nothing, and a stream of one-character chunks reads each new chunk in place.
+ * A whole output without any `<` cannot hold a tag, so `scanOutput` answers it without the machine.
  *
  * It stays one class, longer than most files here, because its modes share the line, run and
  * tentative-region state; the single-purpose matchers live in `tag-watchers.ts` and the verdict in
  * `conclude-scan.ts`.
  */
 import type { FinishReason } from '../llm/types.js';
+import { CharFinder } from './char-finder.js';
 import { ChunkText } from './chunk-text.js';
 import { concludeScan, type ScanFacts } from './conclude-scan.js';
 import { resolveParseOptions, type ParseOptions, type ResolvedParseOptions } from './parse-options.js';
 import type { ParsedOutput } from './types.js';
 import { BlockWatcher, CloseTagWatcher, FencedCodeWatcher } from './tag-watchers.js';
-import { VisibleText, trimAscii } from './visible-text.js';
+import { VisibleText, trimAscii, trimAsciiRange } from './visible-text.js';
 import { isNameStartChar, isXmlSpace } from './xml-chars.js';
 
 /** What one `push` produced: the next piece of the visible response, and whether the block has closed. */
@@ -85,6 +87,11 @@ const THINK_LENGTH = 5;
 const OBSERVATION = 'observation';
 const ACTION = 'action';
 
+/** The characters that matter in prose, once a line's start has been read. */
+const PROSE_CHARS = ['\n', '`', '<'];
+/** Plain text is read in a loop this far; past that, native searches are cheaper. */
+const LOOP_BEFORE_SEARCH = 32;
+
 /**
  * Creates a streaming `<ACTION>` scanner. The concatenation of the `visible` deltas equals the
  * final `text`; text that might still turn out to be an opener, a think tag or trailing
@@ -107,6 +114,9 @@ export function createActionScanner(options?: ParseOptions): ActionScanner {
 
 /** Scans a whole output at once: the scanner fed one chunk, without computing visible deltas. */
 export function scanOutput(output: string, options?: ParseOptions): ParsedOutput {
+  // Every tag the scanner looks for starts with `<`. Without one, nothing is hidden and nothing is
+  // called, so the scanner would return the whole output, trimmed; skip building it.
+  if (output.indexOf('<') < 0) return { text: trimAscii(output), calls: [], hasBlock: false };
   return new Scanner(resolveParseOptions(options)).parse(output);
 }
 
@@ -115,6 +125,8 @@ class Scanner {
   /** The text from `winStart` to the end of what has arrived, as one flat string. */
   private win = '';
   private winStart = 0;
+  /** Finds the next newline, backtick or `<` of `win` natively; reset with the window. */
+  private proseFinder: CharFinder | undefined;
   private pos = 0;
   private ended = false;
   private result: ParsedOutput | undefined;
@@ -210,6 +222,7 @@ class Scanner {
       // Everything before has been read: the new chunk is the whole window.
       this.win = chunk;
       this.winStart = at;
+      this.proseFinder = undefined;
     } else {
       this.reseat();
     }
@@ -219,6 +232,7 @@ class Scanner {
   private reseat(): void {
     this.win = this.text.slice(this.pos, this.text.length);
     this.winStart = this.pos;
+    this.proseFinder = undefined;
   }
 
   private conclude(finish: ScanFinish | undefined): ParsedOutput {
@@ -332,14 +346,18 @@ class Scanner {
         continue;
       }
       if (this.lineIndent < 0) {
-        // Mid-line, only a newline, a backtick or a `<` can change anything.
-        let blank = this.lineBlank;
+        // Mid-line, only a newline, a backtick or a `<` can change anything. (`lineBlank` only
+        // matters while a span is pending, and a span starts at a backtick, which clears it.)
+        let budget = LOOP_BEFORE_SEARCH;
         while (code !== LF && code !== BACKTICK && code !== LT) {
-          if (code !== SPACE && code !== TAB && code !== CR) blank = false;
           if (++index === length) break;
+          if (--budget === 0 && length - index > LOOP_BEFORE_SEARCH) {
+            // A long plain stretch: native searches find its end.
+            index = (this.proseFinder ??= new CharFinder(win, PROSE_CHARS)).next(index);
+            if (index === length) break;
+          }
           code = win.charCodeAt(index);
         }
-        this.lineBlank = blank;
         if (index === length) break;
       }
       this.pos = base + index;
@@ -348,6 +366,13 @@ class Scanner {
         continue;
       }
       if (code === LT) {
+        // Only `!` or the first letter of think, thinking, observation or action can follow the `<`
+        // of a tag that matters; anything else would fail at once, so `<` is plain text (`a < b`, `<b>`).
+        const next = index + 1 < length ? win.charCodeAt(index + 1) | 0x20 : -1;
+        if (next !== -1 && next !== 0x74 /* t */ && next !== 0x6f /* o */ && next !== 0x61 /* a */ && next !== (BANG | 0x20)) {
+          index++;
+          continue;
+        }
         this.tagStart = this.pos;
         this.tagTarget = '';
         this.tagLength = 0;
@@ -438,25 +463,27 @@ class Scanner {
     const win = this.win;
     const base = this.winStart;
     while (this.mode === TAG) {
-      const index = this.pos - base;
+      let index = this.pos - base;
       if (index < 0 || index >= win.length) return;
-      const code = win.charCodeAt(index);
-      const lower = code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
-      if (lower >= 0x61 && lower <= 0x7a && this.tagPhase === TAG_NAME && !this.tagBang) this.tagLetter(lower);
-      else this.tagChar(code);
+      if (this.tagPhase === TAG_NAME && !this.tagBang) {
+        // The letters of the name, in one loop: each must continue the only name the tag can still be.
+        for (; index < win.length; index++) {
+          const code = win.charCodeAt(index);
+          const lower = code >= 0x41 && code <= 0x5a ? code + 0x20 : code;
+          if (lower < 0x61 || lower > 0x7a) break;
+          if (this.tagLength === 0) {
+            this.tagTarget = lower === 0x74 /* t */ ? THINKING : lower === 0x6f /* o */ ? OBSERVATION : lower === 0x61 /* a */ ? ACTION : '';
+            if (this.tagTarget === '') return this.tagFail();
+          } else if (this.tagTarget.charCodeAt(this.tagLength) !== lower) {
+            return this.tagFail();
+          }
+          this.tagLength++;
+        }
+        this.pos = base + index;
+        if (index === win.length) return;
+      }
+      this.tagChar(win.charCodeAt(index));
     }
-  }
-
-  /** A letter of the tag name (lower-cased): it must continue the only name the tag can still be. */
-  private tagLetter(lower: number): void {
-    if (this.tagLength === 0) {
-      this.tagTarget = lower === 0x74 /* t */ ? THINKING : lower === 0x6f /* o */ ? OBSERVATION : lower === 0x61 /* a */ ? ACTION : '';
-      if (this.tagTarget === '') return this.tagFail();
-    } else if (this.tagTarget.charCodeAt(this.tagLength) !== lower) {
-      return this.tagFail();
-    }
-    this.tagLength++;
-    this.pos++;
   }
 
   /** The tag name read so far when it is a whole name that matters, else ''. */
@@ -801,7 +828,10 @@ class Scanner {
   /** The visible text before `limit`: the output without think sections, trimmed. */
   private visibleText(limit: number): string {
     const thinks = this.thinks;
-    if (thinks === undefined) return trimAscii(this.text.slice(0, limit));
+    if (thinks === undefined) {
+      const whole = this.text.single();
+      return whole === undefined ? trimAscii(this.text.slice(0, limit)) : trimAsciiRange(whole, 0, limit);
+    }
     const pieces: string[] = [];
     let from = 0;
     for (let index = 0; index < thinks.length && from < limit; index += 2) {

@@ -244,7 +244,7 @@ export class BlockWatcher {
         const lt = text.indexOf('<', index);
         if (lt < 0) return -1;
         this.startTag(base + lt);
-        index = lt + 1;
+        index = this.matchName(text, lt + 1);
         continue;
       }
       const code = text.charCodeAt(index);
@@ -257,6 +257,48 @@ export class BlockWatcher {
       index++;
     }
     return -1;
+  }
+
+  /**
+   * Reads the name after a `<` as far as `text` holds it, in one loop: the same steps as `step`,
+   * without a call per character. Returns where `scan` goes on; clears `lt` when the tag cannot
+   * matter (most tags in a block are calls and arguments).
+   */
+  private matchName(text: string, from: number): number {
+    if (from >= text.length) return from;
+    const first = text.charCodeAt(from);
+    if (first === BANG) this.target = CDATA_OPEN;
+    else if (first === SLASH) this.target = CLOSER;
+    else if ((first | 0x20) === 0x61 /* a */) this.target = OPENER;
+    else {
+      // The character is read again as block text (it may be the `<` of the next tag).
+      this.lt = -1;
+      return from;
+    }
+    const name = this.target === CDATA_OPEN ? CDATA_TEXT : this.target === CLOSER ? CLOSER_TEXT : OPENER_TEXT;
+    const exact = this.target === CDATA_OPEN;
+    let index = from + 1;
+    let matched = 1;
+    while (matched < name.length && index < text.length) {
+      const code = text.charCodeAt(index);
+      if ((exact ? code : lowerAscii(code)) !== name.charCodeAt(matched)) {
+        this.lt = -1;
+        return index;
+      }
+      matched++;
+      index++;
+    }
+    this.matched = matched;
+    if (matched === name.length) {
+      if (this.target === CDATA_OPEN) {
+        this.inCdata = true;
+        this.brackets = 0;
+        this.lt = -1;
+      } else if (this.target === CLOSER) {
+        this.closeSpace = true;
+      }
+    }
+    return index;
   }
 
   private startTag(position: number): void {

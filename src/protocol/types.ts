@@ -57,10 +57,9 @@ export type RawArgument = {
   /**
    * Offset in the model output of the first character of `raw` (just after the open tag's `>`,
    * whatever whitespace precedes it); for a self-closing element, of its `/>`. Pass it to
-   * `splitElements(raw, innerOffset)` so nested offsets are exact. Always set by the parser;
-   * optional only so that hand-built arguments may leave it out.
+   * `splitElements(raw, innerOffset)` so nested offsets are exact.
    */
-  innerOffset?: number;
+  innerOffset: number;
 };
 
 /** A call as the model wrote it, before names and arguments are checked. */

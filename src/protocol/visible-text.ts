@@ -5,37 +5,74 @@
  */
 import { isXmlSpace } from './xml-chars.js';
 
+/** Held whitespace is kept as a rope of at most this many pieces, then flattened into a block. */
+const HELD_PIECES = 1024;
+
 /** A streaming trimmer whose deltas add up to `trimAscii` of the concatenation of its input. */
 export class VisibleText {
   private started = false;
+  /** Whitespace held back: older blocks, flattened, then a rope of the latest pieces. */
+  private heldBlocks: string[] | undefined;
   private held = '';
+  private heldPieces = 0;
 
   /** Adds visible text and returns the part that can be shown now. */
   feed(piece: string): string {
+    const length = piece.length;
+    // Every ASCII whitespace character is at most U+0020.
+    if (length > 0 && piece.charCodeAt(0) > 0x20 && piece.charCodeAt(length - 1) > 0x20) {
+      // The usual piece while streaming prose: nothing to trim, nothing to hold.
+      this.started = true;
+      return this.held.length === 0 && this.heldBlocks === undefined ? piece : this.release() + piece;
+    }
     let first = 0;
-    while (first < piece.length && isXmlSpace(piece.charCodeAt(first))) first++;
-    if (first === piece.length) {
-      if (this.started) this.held += piece;
+    while (first < length && isXmlSpace(piece.charCodeAt(first))) first++;
+    if (first === length) {
+      if (this.started && length > 0) this.hold(piece);
       return '';
     }
-    let last = piece.length;
+    let last = length;
     while (isXmlSpace(piece.charCodeAt(last - 1))) last--;
     let delta: string;
     if (this.started) {
-      delta = this.held.length === 0 ? piece.slice(0, last) : this.held + piece.slice(0, last);
+      delta = this.release() + piece.slice(0, last);
     } else {
       delta = piece.slice(first, last);
       this.started = true;
     }
-    this.held = last < piece.length ? piece.slice(last) : '';
+    if (last < length) this.hold(piece.slice(last));
     return delta;
+  }
+
+  private hold(whitespace: string): void {
+    this.held = this.held.length === 0 ? whitespace : this.held + whitespace;
+    if (++this.heldPieces < HELD_PIECES) return;
+    // Flatten now, while the rope's pieces are young garbage (see `ChunkText`).
+    this.held.charCodeAt(0);
+    (this.heldBlocks ??= []).push(this.held);
+    this.held = '';
+    this.heldPieces = 0;
+  }
+
+  /** The held whitespace, which something visible now follows. */
+  private release(): string {
+    const held = this.heldBlocks === undefined ? this.held : this.heldBlocks.join('') + this.held;
+    this.heldBlocks = undefined;
+    this.held = '';
+    this.heldPieces = 0;
+    return held;
   }
 }
 
 /** Removes ASCII whitespace (space, TAB, LF, CR) at both ends. */
 export function trimAscii(text: string): string {
-  let start = 0;
-  let end = text.length;
+  return trimAsciiRange(text, 0, text.length);
+}
+
+/** `trimAscii(text.slice(from, to))`, slicing once. */
+export function trimAsciiRange(text: string, from: number, to: number): string {
+  let start = from;
+  let end = to;
   while (start < end && isXmlSpace(text.charCodeAt(start))) start++;
   while (end > start && isXmlSpace(text.charCodeAt(end - 1))) end--;
   return start === 0 && end === text.length ? text : text.slice(start, end);

@@ -292,7 +292,7 @@ function matchOption(element: RawArgument, options: readonly unknown[]): Convert
  */
 function childElements(context: ConvertContext, element: RawArgument, depth: number, only: boolean): Outcome<RawArgument[], ArgumentProblem> | undefined {
   if (!/^\s*<(?!!\[CDATA\[)/.test(element.raw)) return undefined;
-  const split = splitElements(element.raw, innerOffset(element));
+  const split = splitElements(element.raw, element.innerOffset);
   if (!split.ok) {
     if (!only && split.problem.category !== 'limit_exceeded') return undefined;
     return failure({ kind: 'malformed', problem: split.problem });
@@ -372,7 +372,3 @@ function invalid(issue: Issue): Converted {
   return failure({ kind: 'invalid', issue });
 }
 
-/** Where an element's inner text starts, for offsets in nested problems (the opening tag has no attributes). */
-function innerOffset(element: RawArgument): number {
-  return element.offset + element.name.length + 2;
-}

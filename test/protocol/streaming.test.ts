@@ -50,6 +50,33 @@ describe('streaming ≡ batch', () => {
     );
   });
 
+  it('gives the batch result for text without `<` (which batch parsing settles without the scanner)', () => {
+    const proseOnly = fc.array(fc.constantFrom('`', '```', '~~~', ' ', '   ', '\t', '\n', '\n\n', 'a', 'word ', '>', '!', '\r\n'), { maxLength: 40 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(proseOnly, (output) => {
+        const { parsed, deltas } = stream([...output], {});
+        expect(parsed).toEqual(parseOutput(output));
+        expect(parsed).toEqual({ text: output.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, ''), calls: [], hasBlock: false });
+        expect(deltas.join('')).toBe(parsed.text);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reads `<` before other letters as text in any chunking', () => {
+    const tagSoup = fc.array(fc.constantFrom('<b>', '</b>', '<', '<<', '<t', '<o', '<a', '<A', '<!', '<!-', '<x', 'a < b', '`', '\n', ' ', '<ACTION>', '<go/>', '</ACTION>'), { maxLength: 30 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(tagSoup, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 }), (output, cuts) => {
+        const batch = parseOutput(output);
+        const { parsed, deltas } = stream(cut(output, cuts), {});
+        expect(parsed).toEqual(batch);
+        expect(deltas.join('')).toBe(batch.text);
+        expect(stream([...output], {}).parsed).toEqual(batch);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('reports closed once the closer has arrived, never before', () => {
     fc.assert(
       fc.property(modelOutput, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 8 }), (output, cuts) => {

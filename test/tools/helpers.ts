@@ -9,7 +9,7 @@ import { validateCalls } from '../../src/tools/validate-calls.js';
 export type ArgSpec = readonly [string, string | null];
 
 export function rawArgs(specs: readonly ArgSpec[]): RawArgument[] {
-  return specs.map(([name, raw], index) => ({ name, raw: raw ?? '', selfClosing: raw === null, offset: index * 10 }));
+  return specs.map(([name, raw], index) => ({ name, raw: raw ?? '', selfClosing: raw === null, offset: index * 10, innerOffset: index * 10 + name.length + 2 }));
 }
 
 export function xmlCall(name: string, specs: readonly ArgSpec[] = [], callId = `call_${name}`): RawCall {
