@@ -100,21 +100,18 @@ function quoteOutput(output: unknown, callId: string, maxChars: number): string 
 }
 
 /**
- * JSON.stringify's text when it is exact and short: no cycle, BigInt or throwing `toJSON` (those
- * throw), no function or symbol it would silently drop. Anything else goes to `safeJson`.
+ * JSON.stringify's text when it succeeds and is short. Cycles, BigInt and throwing `toJSON`
+ * throw and go to `safeJson`; functions and symbols are left out, as JSON leaves them out (the
+ * session log still records them as `[Function name]`).
  */
 function plainJson(output: unknown, maxChars: number): string | undefined {
-  let lossy = false;
   let text: string | undefined;
   try {
-    text = JSON.stringify(output, (_key, value: unknown) => {
-      if (typeof value === 'function' || typeof value === 'symbol') lossy = true;
-      return value;
-    });
+    text = JSON.stringify(output);
   } catch {
     return undefined;
   }
-  return lossy || text === undefined || text.length > maxChars ? undefined : text;
+  return text === undefined || text.length > maxChars ? undefined : text;
 }
 
 // `<` that could open a tag, `]]>`, and the characters that reorder or hide text.
