@@ -90,4 +90,25 @@ describe('timeouts and aborts', () => {
     for (const input of ['1', '2', '3']) await agent.run(input, { signal: shared.signal });
     expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0);
   });
+
+  it('gives the next run a live signal after an aborted one', async () => {
+    const seen: AbortSignal[] = [];
+    const probe = defineTool({
+      name: 'probe',
+      description: 'Looks at its signal.',
+      parameters: { type: 'object', properties: {} },
+      readOnly: true,
+      execute: (_args, { signal }) => {
+        seen.push(signal);
+        return signal.aborted ? 'aborted' : 'live';
+      },
+    });
+    const provider = scriptedProvider(['<ACTION><probe/></ACTION>', 'done']);
+    const { agent, events } = testAgent({ provider, tools: [probe] });
+    await agent.run('first', { signal: AbortSignal.abort() });
+    const second = await agent.run('second');
+    expect(second.reason).toBe('final_answer');
+    expect(events.find('tool.completed')!.data.output).toBe('live');
+    expect(seen[0]!.aborted).toBe(false);
+  });
 });
