@@ -99,12 +99,32 @@ export function checkToolSchema(toolName: string, parameters: unknown): Compiled
       const branch = ajv.getSchema(`${ROOT_KEY}#${pointer.split('/').map(encodeURIComponent).join('/')}`);
       if (branch !== undefined) branches.set(pointer, branch);
     }
+    probe(toolName, validate);
     return { validate, branches };
   } catch (error) {
+    if (error instanceof ToolSchemaError) throw error;
     const message = error instanceof Error ? error.message : String(error);
     throw new ToolSchemaError(toolName, `parameters do not compile under strict AJV (PROTOCOL.md rule 16): ${message}`, {
       cause: error,
     });
+  }
+}
+
+/**
+ * Runs the fresh validator once on `{}`. AJV compiles a schema with a couple of thousand
+ * properties into a function too large for the stack: it then throws on every call, so say so
+ * at registration rather than fail each call later.
+ */
+function probe(toolName: string, validate: ValidateFunction): void {
+  try {
+    validate({});
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ToolSchemaError(
+      toolName,
+      `parameters compile to a validator that cannot run (${message}); the schema is too large — split the tool or group its properties`,
+      { cause: error },
+    );
   }
 }
 

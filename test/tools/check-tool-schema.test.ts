@@ -125,3 +125,11 @@ describe('parameters (rule 18)', () => {
     expect(compiled.branches.get('/properties/a/anyOf/0')?.('5')).toBe(false);
   });
 });
+
+describe('schemas too large to validate', () => {
+  it('are refused at registration, not on every call', () => {
+    const properties: Record<string, unknown> = {};
+    for (let index = 0; index < 1_600; index++) properties[`p${index}`] = { type: 'string', maxLength: 10 };
+    expect(() => checkToolSchema('huge_tool', { type: 'object', properties })).toThrow(/validator that cannot run.*too large/);
+  });
+});
