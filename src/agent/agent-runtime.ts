@@ -136,7 +136,7 @@ export class AgentRuntime implements Agent {
     const turn = this.current?.turn;
     if (this.state !== 'awaitingApproval' || turn?.kind !== 'calls') return [];
     return turn.calls
-      .filter((entry) => entry.gate === true && entry.decision === undefined)
+      .filter((entry) => entry.argsKey !== undefined && entry.decision === undefined)
       .map(({ call }) => ({ callId: call.callId, name: call.name, args: call.args }));
   }
 
@@ -147,13 +147,13 @@ export class AgentRuntime implements Agent {
       this.config.logger.warn({ agent: this.name, callId }, 'approval refused: arguments differ from the request');
       return false;
     }
-    return stages.decide(this, entry, true, 'approved');
+    return stages.decide(this, this.current!, entry, true, 'approved');
   }
 
   deny(callId: string, reason = 'denied by the operator'): boolean {
     const entry = this.pendingEntry(callId, 'deny');
     if (entry === undefined) return false;
-    return stages.decide(this, entry, false, reason);
+    return stages.decide(this, this.current!, entry, false, reason);
   }
 
   abort(reason = 'aborted'): void {
@@ -219,7 +219,7 @@ export class AgentRuntime implements Agent {
     const data: TroupeEvents['agent.finished'] = { reason, text: run.text, rounds: run.round, stats };
     if (run.error !== undefined) data.error = run.error;
     if (run.lastIssues !== undefined) data.issues = run.lastIssues;
-    this.publish('agent.finished', data);
+    this.publish('agent.finished', data, run.cause);
     run.resolve(result);
   }
 
@@ -242,8 +242,9 @@ export class AgentRuntime implements Agent {
     run.error = reason;
     run.controller.abort(new DOMException(reason, 'AbortError'));
     // A dispatch in flight settles promptly on abort (its signals fire), and reports its calls
-    // first; anywhere else the run ends now.
-    if (this.state !== 'dispatching') this.send(run, 'aborted');
+    // first. Anywhere else the run ends right after the caller returns: when the caller is a bus
+    // subscriber, the event it is handling reaches every subscriber before `agent.finished`.
+    if (this.state !== 'dispatching') queueMicrotask(() => this.send(run, 'aborted'));
   }
 
   private pendingEntry(callId: string, verb: string) {
@@ -253,7 +254,8 @@ export class AgentRuntime implements Agent {
       run !== undefined && !run.controller.signal.aborted && this.state === 'awaitingApproval' && turn?.kind === 'calls'
         ? turn.calls.find((candidate) => candidate.call.callId === callId)
         : undefined;
-    if (entry === undefined || entry.gate !== true || entry.decision !== undefined) {
+    // Pending means requested: argsKey is set when `tool.approval.requested` is published.
+    if (entry === undefined || entry.argsKey === undefined || entry.decision !== undefined) {
       this.config.logger.warn({ agent: this.name, callId }, `${verb} ignored: no pending approval for this call`);
       return undefined;
     }
@@ -273,11 +275,15 @@ export class AgentRuntime implements Agent {
     this.stepping = true;
     try {
       for (let next: AgentMachineEvent | undefined = event; next !== undefined; next = this.mailbox?.shift()) {
-        this.at = this.machine.step(this.at, next, this.context);
+        try {
+          this.at = this.machine.step(this.at, next, this.context);
+        } catch (error) {
+          // What was queued belonged to the failed run; what its `agent.finished` subscribers
+          // send (a new run) is queued after this and still taken.
+          this.mailbox = undefined;
+          this.onMachineError(error);
+        }
       }
-    } catch (error) {
-      this.mailbox = undefined;
-      this.onMachineError(error);
     } finally {
       this.stepping = false;
     }
@@ -289,7 +295,7 @@ export class AgentRuntime implements Agent {
     const run = this.current;
     // Start afresh: the next run begins from idle whatever stage threw.
     this.at = this.machine.initial;
-    this.state = 'failed';
+    stages.entered(this, 'failed');
     if (run !== undefined) {
       run.controller.abort();
       run.error = `internal error: ${message}`;

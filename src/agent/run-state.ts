@@ -13,6 +13,8 @@ export type TurnCall = {
   gate: boolean | Promise<boolean> | Error;
   /** Set once the host (or a failing predicate) decided. */
   decision?: { approved: boolean; reason: string };
+  /** Set once the decision was published; the turn moves on when every gated call has one. */
+  announced?: boolean;
   /** Stable form of the requested arguments, to bind an approval to them. */
   argsKey?: string;
 };

@@ -53,6 +53,11 @@ export function deliberate(host: AgentRuntime): void {
   callModel(host.config.provider, request, host.config.modelRetry, (type, data) => host.publish(type, data)).then(
     (response) => {
       if (host.current !== run || run.finished) return;
+      // A provider that resolves something malformed fails the run; it must never hang it.
+      if (response === null || typeof response !== 'object' || typeof response.text !== 'string') {
+        run.error = `model call failed: the provider returned ${response === null ? 'null' : typeof response} instead of a response with text`;
+        return host.send(run, 'model.failed');
+      }
       run.response = response;
       if (response.usage !== undefined) {
         run.usage.inputTokens += response.usage.inputTokens;
@@ -184,51 +189,54 @@ export function requestApproval(host: AgentRuntime): void {
       }
     }),
   ).then(() => {
-    if (host.current !== run || run.finished) return;
     for (const entry of entries) {
+      // A subscriber may abort, or even finish and restart, the run between two requests.
+      if (host.current !== run || run.finished || run.controller.signal.aborted) return;
+      if (entry.decision !== undefined) continue;
       if (entry.gate instanceof Error) {
         // Fail closed: a predicate that throws never lets its call run.
-        decide(host, entry, false, `approval check failed: ${entry.gate.message}`, false);
+        decide(host, run, entry, false, `approval check failed: ${entry.gate.message}`, false);
       } else if (entry.gate === true) {
+        // Pending from here on: approve() before its request is published is refused.
         entry.argsKey = stableKey(entry.call.args);
         const { callId, name, args } = entry.call;
         host.publish('tool.approval.requested', { callId, name, args });
       }
     }
-    settleApprovalsIfDone(host, run);
+    if (host.current === run && !run.finished) settleApprovalsIfDone(host, run);
   });
 }
 
 /** Records the host's decision on a parked call; the turn moves on once every call is decided. */
-export function decide(host: AgentRuntime, entry: TurnCall, approved: boolean, reason: string, asked = true): boolean {
-  const run = host.current!;
+export function decide(host: AgentRuntime, run: RunState, entry: TurnCall, approved: boolean, reason: string, asked = true): boolean {
   entry.decision = { approved, reason };
-  const { callId, name } = entry.call;
-  if (asked) host.publish('tool.approval.resolved', { callId, name, approved, reason });
-  if (!approved) {
-    host.publish('tool.rejected', {
-      callId,
-      name,
-      code: 'denied',
-      category: 'denied',
-      issues: [],
-      message: reason,
-    });
-  }
-  settleApprovalsIfDone(host, run);
+  // The decision holds at once; it is announced (and the turn moves on) once the caller returns,
+  // so an approve() from inside a `tool.approval.requested` subscriber never overtakes that event.
+  queueMicrotask(() => {
+    if (host.current !== run || run.finished) return;
+    const { callId, name } = entry.call;
+    entry.announced = true;
+    if (asked) host.publish('tool.approval.resolved', { callId, name, approved, reason });
+    if (!approved) {
+      host.publish('tool.rejected', { callId, name, code: 'denied', category: 'denied', issues: [], message: reason });
+    }
+    settleApprovalsIfDone(host, run);
+  });
   return true;
 }
 
 function settleApprovalsIfDone(host: AgentRuntime, run: RunState): void {
   const turn = run.turn;
   if (turn.kind !== 'calls') return;
-  const waiting = turn.calls.some((entry) => entry.gate !== false && entry.decision === undefined);
+  const waiting = turn.calls.some((entry) => entry.gate !== false && entry.announced !== true);
   if (!waiting && host.state === 'awaitingApproval') host.send(run, 'approval.settled');
 }
 
 /** Runs the turn's approved calls; reports `dispatch.settled`, `aborted` or `dispatch.failed`. */
 export function dispatch(host: AgentRuntime): void {
   const run = active(host);
+  // Aborted by a subscriber during parse or validate: nothing of the turn starts.
+  if (run.controller.signal.aborted) return host.send(run, 'aborted');
   const turn = run.turn as Extract<RunState['turn'], { kind: 'calls' }>;
   const runnable = turn.calls.filter((entry) => entry.decision === undefined || entry.decision.approved);
   const { config } = host;
