@@ -1,36 +1,43 @@
 import { agentMachine, type AgentMachine, type AgentMachineContext } from '../../machines/agent.machine.js';
-import { compileFlatMachine, type FlatMachine } from './flat-machine.js';
 import type { AgentRuntime } from './agent-runtime.js';
+import { compileFlatMachine, type FlatMachine } from './flat-machine.js';
 import * as stages from './stages.js';
 
+type Args = { context: AgentMachineContext };
+
+/** Lifts a stage or guard of the runtime into the form XState calls: the agent is the context's host. */
+const onHost =
+  <TResult>(stage: (host: AgentRuntime) => TResult) =>
+  ({ context }: Args): TResult =>
+    stage(context.host as AgentRuntime);
+
 const { guards } = stages;
-type Args = { context: { host: object } };
-const hostOf = (context: Args['context']): AgentRuntime => context.host as AgentRuntime;
 
 /** The agent machine with troupe's stages filled in (XState's own view, for tools and tests). */
 export const providedAgentMachine: AgentMachine = agentMachine.provide({
   actions: {
-    entered: ({ context }: Args, params: { state: Parameters<typeof stages.entered>[1] }) => stages.entered(hostOf(context), params.state),
-    deliberate: ({ context }: Args) => stages.deliberate(hostOf(context)),
-    parse: ({ context }: Args) => stages.parse(hostOf(context)),
-    validate: ({ context }: Args) => stages.validate(hostOf(context)),
-    requestApproval: ({ context }: Args) => stages.requestApproval(hostOf(context)),
-    dispatch: ({ context }: Args) => stages.dispatch(hostOf(context)),
-    observe: ({ context }: Args) => stages.observe(hostOf(context)),
-    finish: ({ context }: Args) => stages.finish(hostOf(context)),
-    fail: ({ context }: Args) => stages.fail(hostOf(context)),
-    nudge: ({ context }: Args) => stages.nudge(hostOf(context)),
+    entered: ({ context }: Args, params: { state: Parameters<typeof stages.entered>[1] }) =>
+      stages.entered(context.host as AgentRuntime, params.state),
+    deliberate: onHost(stages.deliberate),
+    parse: onHost(stages.parse),
+    validate: onHost(stages.validate),
+    requestApproval: onHost(stages.requestApproval),
+    dispatch: onHost(stages.dispatch),
+    observe: onHost(stages.observe),
+    finish: onHost(stages.finish),
+    fail: onHost(stages.fail),
+    nudge: onHost(stages.nudge),
   },
   guards: {
-    nudged: ({ context }: Args) => guards.nudged(hostOf(context)),
-    malformed: ({ context }: Args) => guards.malformed(hostOf(context)),
-    hasCalls: ({ context }: Args) => guards.hasCalls(hostOf(context)),
-    rejected: ({ context }: Args) => guards.rejected(hostOf(context)),
-    needsApproval: ({ context }: Args) => guards.needsApproval(hostOf(context)),
-    anyApproved: ({ context }: Args) => guards.anyApproved(hostOf(context)),
-    correctionsExhausted: ({ context }: Args) => guards.correctionsExhausted(hostOf(context)),
-    abortRequested: ({ context }: Args) => guards.abortRequested(hostOf(context)),
-    roundsExhausted: ({ context }: Args) => guards.roundsExhausted(hostOf(context)),
+    nudged: onHost(guards.nudged),
+    malformed: onHost(guards.malformed),
+    hasCalls: onHost(guards.hasCalls),
+    rejected: onHost(guards.rejected),
+    needsApproval: onHost(guards.needsApproval),
+    anyApproved: onHost(guards.anyApproved),
+    correctionsExhausted: onHost(guards.correctionsExhausted),
+    abortRequested: onHost(guards.abortRequested),
+    roundsExhausted: onHost(guards.roundsExhausted),
   },
 });
 

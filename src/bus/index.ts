@@ -1,3 +1,0 @@
-export * from './bus.js';
-export * from './events.js';
-export * from './ids.js';
