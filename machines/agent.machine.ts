@@ -31,6 +31,7 @@ export type AgentMachineEvent =
   | { type: 'approval.settled' }
   | { type: 'dispatch.settled' }
   | { type: 'dispatch.failed' }
+  | { type: 'budget.exhausted' }
   | { type: 'aborted' };
 
 /**
@@ -82,6 +83,8 @@ export const agentMachine = setup({
     correctionsExhausted: never,
     /** The run was aborted while a synchronous stage ran. */
     abortRequested: never,
+    /** The run is a scene turn and its rounds are spent: the agent yields until its next turn. */
+    turnOver: never,
     /** `maxRounds` deliberations are spent: one more, without tools, asks for the answer. */
     roundsExhausted: never,
   },
@@ -99,6 +102,7 @@ export const agentMachine = setup({
       on: {
         'model.responded': 'parsing',
         'model.failed': 'failed',
+        'budget.exhausted': 'done',
         aborted: 'done',
       },
     },
@@ -131,6 +135,7 @@ export const agentMachine = setup({
       on: {
         'dispatch.settled': 'observing',
         'dispatch.failed': 'failed',
+        'budget.exhausted': 'done',
         aborted: 'done',
       },
     },
@@ -139,6 +144,7 @@ export const agentMachine = setup({
       always: [
         { guard: 'abortRequested', target: 'done' },
         { guard: 'correctionsExhausted', target: 'failed' },
+        { guard: 'turnOver', target: 'done' },
         { guard: 'roundsExhausted', target: 'deliberating', actions: 'nudge' },
         { target: 'deliberating' },
       ],

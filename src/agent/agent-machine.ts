@@ -37,6 +37,7 @@ export const providedAgentMachine: AgentMachine = agentMachine.provide({
     anyApproved: onHost(guards.anyApproved),
     correctionsExhausted: onHost(guards.correctionsExhausted),
     abortRequested: onHost(guards.abortRequested),
+    turnOver: onHost(guards.turnOver),
     roundsExhausted: onHost(guards.roundsExhausted),
   },
 });

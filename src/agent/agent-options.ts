@@ -6,6 +6,8 @@ import type { CallRecord, RunReason, RunStats } from '../bus/events.js';
 import type { Provider, Usage } from '../llm/types.js';
 import type { Args, Issue, ProtocolLimits } from '../protocol/types.js';
 import type { SessionLog } from '../record/session-log.js';
+import type { Budget, BudgetLimits } from './budget.js';
+import type { ObservedCall } from './observation-text.js';
 import type { RetryPolicy, Tool } from '../tools/types.js';
 
 /** The options of `createAgent` (DESIGN.md §8). */
@@ -46,6 +48,29 @@ export type AgentOptions = {
   logger?: Logger;
   temperature?: number;
   maxTokens?: number;
+  /** Caps on model calls, tokens, tool calls and wall time over the agent's life (a Budget can be shared). */
+  budget?: BudgetLimits | Budget;
+};
+
+/** Per-run options of `agent.run`. */
+export type RunOptions = {
+  /** Aborts the run like `agent.abort()`. */
+  signal?: AbortSignal;
+  /**
+   * Makes the run one turn of a scene: at most this many deliberations, then the run ends with
+   * `turn_ended` (no final-answer nudge) and its last observation waits in `result.observation`.
+   */
+  rounds?: number;
+  /** The id of the event that started the run (the first event's `cause`). */
+  cause?: string;
+};
+
+/** An observation the model has not seen yet: the last round's outcome at the end of a turn. */
+export type PendingObservation = {
+  text: string;
+  ok: boolean;
+  /** The round's calls with their results, for scripted brains. */
+  calls: readonly ObservedCall[];
 };
 
 /** What `agent.run` resolves with. It never rejects for the model's mistakes. */
@@ -62,6 +87,8 @@ export type RunResult = {
   error?: string;
   /** The problems of the last rejected turn, when corrections ran out. */
   issues?: Issue[];
+  /** With `turn_ended` (and `budget`, `aborted`): the last observation, not yet seen by the model. */
+  observation?: PendingObservation;
 };
 
 /** A call waiting for the host's decision. */
@@ -77,7 +104,7 @@ export type Agent = {
    * Runs the cycle on one input until the model answers, rounds run out, the run is aborted or
    * fails. Rejects only on host errors (a second concurrent run, a closed agent).
    */
-  run(input: string, options?: { signal?: AbortSignal }): Promise<RunResult>;
+  run(input: string, options?: RunOptions): Promise<RunResult>;
   /** Calls parked for approval in the current turn. */
   pendingApprovals(): PendingApproval[];
   /**

@@ -10,7 +10,8 @@ import type { Args, ProtocolLimits } from '../protocol/types.js';
 import type { SessionLog } from '../record/session-log.js';
 import type { Registry } from '../tools/registry.js';
 import type { RetryPolicy } from '../tools/types.js';
-import type { Agent, PendingApproval, RunResult } from './agent-options.js';
+import type { Agent, PendingApproval, RunOptions, RunResult } from './agent-options.js';
+import type { Budget } from './budget.js';
 import { stableKey } from './stable-key.js';
 import type { RunState } from './run-state.js';
 import * as stages from './stages.js';
@@ -42,6 +43,8 @@ export type AgentConfig = {
   logger: Logger;
   temperature: number | undefined;
   maxTokens: number | undefined;
+  /** Checked before every model call and every turn's tool calls: the agent's, then its scene's. */
+  budgets: readonly Budget[];
 };
 
 /**
@@ -87,7 +90,7 @@ export class AgentRuntime implements Agent {
     return this.config.bus;
   }
 
-  run(input: string, options: { signal?: AbortSignal } = {}): Promise<RunResult> {
+  run(input: string, options: RunOptions = {}): Promise<RunResult> {
     if (this.closed) return Promise.reject(new TroupeError('invalid_config', `agent "${this.name}" is closed`));
     if (this.current !== undefined) {
       return Promise.reject(
@@ -96,6 +99,10 @@ export class AgentRuntime implements Agent {
     }
     if (typeof input !== 'string') {
       return Promise.reject(new TroupeError('invalid_config', 'agent.run(input) takes a string'));
+    }
+    const { rounds } = options;
+    if (rounds !== undefined && (!Number.isSafeInteger(rounds) || rounds < 1)) {
+      return Promise.reject(new TroupeError('invalid_config', `agent.run: rounds must be a positive integer, got ${String(rounds)}`));
     }
     return new Promise<RunResult>((resolve) => {
       const messages: ChatMessage[] = [];
@@ -117,6 +124,8 @@ export class AgentRuntime implements Agent {
         text: '',
         finished: false,
       };
+      if (rounds !== undefined) run.turnRounds = rounds;
+      if (options.cause !== undefined) run.cause = options.cause;
       this.current = run;
       const external = options.signal;
       if (external?.aborted) {
@@ -128,7 +137,7 @@ export class AgentRuntime implements Agent {
         // A caller may pass one long-lived signal to many runs: leave no listener behind.
         run.detach = () => external.removeEventListener('abort', onAbort);
       }
-      this.step({ type: 'run' });
+      this.step(EVENTS.run);
     });
   }
 
@@ -175,9 +184,9 @@ export class AgentRuntime implements Agent {
   }
 
   /** Sends an event to the machine on behalf of `run`, unless that run is over. */
-  send(run: RunState, type: 'model.responded' | 'model.failed' | 'approval.settled' | 'dispatch.settled' | 'dispatch.failed' | 'aborted'): void {
+  send(run: RunState, type: Exclude<AgentMachineEvent['type'], 'run'>): void {
     if (this.current !== run || run.finished) return;
-    this.step({ type });
+    this.step(EVENTS[type]);
   }
 
   /** The request for the next deliberation. */
@@ -216,6 +225,7 @@ export class AgentRuntime implements Agent {
     const result: RunResult = { reason, text: run.text, rounds: run.round, calls: run.history, usage: run.usage, stats };
     if (run.error !== undefined) result.error = run.error;
     if (run.lastIssues !== undefined) result.issues = run.lastIssues;
+    if (run.observation !== undefined) result.observation = run.observation;
     const data: TroupeEvents['agent.finished'] = { reason, text: run.text, rounds: run.round, stats };
     if (run.error !== undefined) data.error = run.error;
     if (run.lastIssues !== undefined) data.issues = run.lastIssues;
@@ -226,6 +236,7 @@ export class AgentRuntime implements Agent {
   // Node 20 makes AbortSignals expensive (~7 % of a run). A run that ended unaborted, with no
   // listener left on its signal, hands its controller to the next run of this agent.
   private spare: AbortController | undefined;
+  private reuses = 0;
 
   private takeController(): AbortController {
     const controller = this.spare ?? new AbortController();
@@ -234,7 +245,11 @@ export class AgentRuntime implements Agent {
   }
 
   private keepController(controller: AbortController): void {
-    if (!controller.signal.aborted && getEventListeners(controller.signal, 'abort').length === 0) this.spare = controller;
+    if (controller.signal.aborted) return;
+    // Counting listeners is slow in Node 20; a provider that leaves one behind is caught within
+    // a few runs, long before the signal's listener warning (at 11).
+    if (++this.reuses % LISTENER_CHECK_EVERY === 0 && getEventListeners(controller.signal, 'abort').length > 0) return;
+    this.spare = controller;
   }
 
   private abortRun(run: RunState, reason: string): void {
@@ -303,5 +318,16 @@ export class AgentRuntime implements Agent {
     }
   }
 }
+
+const LISTENER_CHECK_EVERY = 8;
+
+/** The machine's events carry no data: one frozen object each, shared by every agent. */
+const EVENTS = Object.freeze(
+  Object.fromEntries(
+    (['run', 'model.responded', 'model.failed', 'approval.settled', 'dispatch.settled', 'dispatch.failed', 'budget.exhausted', 'aborted'] as const).map(
+      (type) => [type, Object.freeze({ type })],
+    ),
+  ),
+) as { readonly [T in AgentMachineEvent['type']]: Readonly<Extract<AgentMachineEvent, { type: T }>> };
 
 const STOP_AT_CLOSER: readonly string[] = Object.freeze(['</ACTION>']);

@@ -11,6 +11,7 @@ import { agentStepper } from './agent-machine.js';
 import type { Agent, AgentOptions } from './agent-options.js';
 import { AgentRuntime, type AgentConfig } from './agent-runtime.js';
 import { DEFAULT_MODEL_RETRY } from './call-model.js';
+import { Budget } from './budget.js';
 
 const silent: Logger = pino({ level: 'silent' });
 
@@ -28,7 +29,8 @@ export function createAgent(options: AgentOptions): Agent {
   return new AgentRuntime(resolveConfig(options), agentStepper);
 }
 
-function resolveConfig(options: AgentOptions): AgentConfig {
+/** Checks `createAgent` options and resolves their defaults (scenes build their cast with it too). */
+export function resolveConfig(options: AgentOptions): AgentConfig {
   if (options === null || typeof options !== 'object') throw new ConfigError('createAgent(options) takes an object');
   const { name, provider } = options;
   if (typeof name !== 'string' || name.trim() === '') throw new ConfigError('createAgent: `name` must be a non-empty string');
@@ -77,7 +79,15 @@ function resolveConfig(options: AgentOptions): AgentConfig {
     logger: options.logger ?? silent,
     temperature: options.temperature,
     maxTokens: options.maxTokens,
+    budgets: resolveBudget(options.budget, name),
   };
+}
+
+function resolveBudget(budget: AgentOptions['budget'], agent: string): Budget[] {
+  if (budget === undefined) return [];
+  if (budget instanceof Budget) return [budget];
+  if (budget === null || typeof budget !== 'object') throw new ConfigError(`createAgent "${agent}": budget must be an object of limits or a Budget`);
+  return [new Budget(agent, budget, Date.now)];
 }
 
 // Agents built from one tool list share its registry, manifest and specs instead of a copy each.

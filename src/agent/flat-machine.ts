@@ -93,8 +93,12 @@ export function compileFlatMachine<TContext>(machine: AnyStateMachine): FlatMach
     for (const ref of states.get(name)!.entry) ref.run(args, ref.params);
     return name;
   };
-  const choose = (candidates: readonly Transition<TContext>[] | undefined, args: ActionArgs<TContext>) =>
-    candidates?.find((candidate) => candidate.guard === undefined || candidate.guard(args));
+  const choose = (candidates: readonly Transition<TContext>[] | undefined, args: ActionArgs<TContext>) => {
+    if (candidates === undefined) return undefined;
+    // A loop, not `find`: no closure per step.
+    for (const candidate of candidates) if (candidate.guard === undefined || candidate.guard(args)) return candidate;
+    return undefined;
+  };
   const take = (chosen: Transition<TContext>, args: ActionArgs<TContext>): string => {
     for (const ref of chosen.actions) ref.run(args, ref.params);
     return enter(chosen.target, args);

@@ -3,7 +3,8 @@ import type { ChatMessage, ModelResponse, Usage } from '../llm/types.js';
 import type { CallRejection, Issue, MalformedProblem, ParsedOutput, ToolCall } from '../protocol/types.js';
 import type { CallResult } from '../tools/dispatch-turn.js';
 import type { Tool } from '../tools/types.js';
-import type { RunResult } from './agent-options.js';
+import type { PendingObservation, RunResult } from './agent-options.js';
+import type { BudgetRefusal } from './budget.js';
 
 /** A validated call with its tool and, when gated, its approval state. */
 export type TurnCall = {
@@ -43,6 +44,12 @@ export type RunState = {
   response?: ModelResponse;
   parsed?: ParsedOutput;
   turn: Turn;
+  /** A scene turn's rounds: when spent, the run ends with `turn_ended` instead of the nudge. */
+  turnRounds?: number;
+  /** The observation of the last round, until the model has seen it. */
+  observation?: PendingObservation;
+  /** Set when a budget refused a checkpoint: the run ends with `budget`. */
+  budgetRefusal?: BudgetRefusal;
   /** The last visible text the model wrote. */
   text: string;
   /** Why the run failed, when it did. */

@@ -12,6 +12,7 @@ import { callModel } from './call-model.js';
 import { describeCall, observationText, wrapObservation, type ObservedCall, type TurnOutcome } from './observation-text.js';
 import type { RunState, TurnCall } from './run-state.js';
 import { stableKey } from './stable-key.js';
+import { spendFrom, type Spend } from './budget.js';
 
 /**
  * The stages the machine names, as functions of the runtime. Only `deliberate`, the approval
@@ -22,16 +23,40 @@ import { stableKey } from './stable-key.js';
 export function entered(host: AgentRuntime, state: AgentStateName): void {
   const from = host.state;
   host.state = state;
-  if (from !== state) host.publish('agent.state', { from, to: state });
+  if (from !== state) host.publish('agent.state', STATE_CHANGES[from][state]);
 }
+
+const STATE_NAMES: readonly AgentStateName[] = [
+  'idle',
+  'deliberating',
+  'parsing',
+  'validating',
+  'awaitingApproval',
+  'dispatching',
+  'observing',
+  'done',
+  'failed',
+];
+
+/**
+ * Every `agent.state` payload, made once and frozen: a scene of many agents publishes several
+ * per turn, and a shared immutable object costs no allocation.
+ */
+const STATE_CHANGES = Object.freeze(
+  Object.fromEntries(
+    STATE_NAMES.map((from) => [from, Object.freeze(Object.fromEntries(STATE_NAMES.map((to) => [to, Object.freeze({ from, to })])))]),
+  ),
+) as Readonly<Record<AgentStateName, Readonly<Record<AgentStateName, TroupeEvents['agent.state']>>>>;
 
 /** Asks the model for the next turn; reports `model.responded` or `model.failed`. */
 export function deliberate(host: AgentRuntime): void {
   const run = active(host);
   // Aborted before the first call (a signal that was already aborted): ask the model nothing.
   if (run.controller.signal.aborted) return host.send(run, 'aborted');
+  if (refusedByBudget(host, run, { modelCalls: 1 })) return;
   run.round++;
   run.turn = { kind: 'none' };
+  run.observation = undefined;
   if (run.nudging) {
     run.messages.push({
       role: 'user',
@@ -63,6 +88,7 @@ export function deliberate(host: AgentRuntime): void {
         run.usage.inputTokens += response.usage.inputTokens;
         run.usage.outputTokens += response.usage.outputTokens;
         run.usage.totalTokens += response.usage.totalTokens;
+        for (const budget of host.config.budgets) budget.charge({ tokens: response.usage.totalTokens });
       }
       const data: TroupeEvents['llm.response'] = {
         round: run.round,
@@ -239,6 +265,8 @@ export function dispatch(host: AgentRuntime): void {
   if (run.controller.signal.aborted) return host.send(run, 'aborted');
   const turn = run.turn as Extract<RunState['turn'], { kind: 'calls' }>;
   const runnable = turn.calls.filter((entry) => entry.decision === undefined || entry.decision.approved);
+  // The whole turn fits the budgets or none of it runs.
+  if (refusedByBudget(host, run, { toolCalls: runnable.length })) return;
   const { config } = host;
   dispatchTurn(
     runnable.map(({ call, tool }) => ({ call, tool })),
@@ -294,6 +322,7 @@ export function observe(host: AgentRuntime): void {
     return;
   }
   const { text, ok } = observationText(outcome, options);
+  run.observation = { text, ok, calls: observed };
   run.cause = host.publish('agent.observation', { text, ok, round: run.round }).id;
   const toolCalls = host.config.protocol === 'native' ? run.response?.toolCalls : undefined;
   if (toolCalls?.length) {
@@ -341,6 +370,8 @@ export function finish(host: AgentRuntime): void {
   const run = host.current;
   if (run === undefined) return;
   if (run.controller.signal.aborted) return host.settle(run, 'aborted');
+  if (run.budgetRefusal !== undefined) return host.settle(run, 'budget');
+  if (guards.turnOver(host)) return host.settle(run, 'turn_ended');
   if (run.nudging) return host.settle(run, 'max_rounds');
   host.settle(run, 'final_answer');
 }
@@ -380,8 +411,32 @@ export const guards = {
   },
   correctionsExhausted: (host: AgentRuntime) => active(host).corrections >= host.config.maxCorrections,
   abortRequested: (host: AgentRuntime) => active(host).controller.signal.aborted,
+  turnOver: (host: AgentRuntime) => {
+    const run = active(host);
+    return run.turnRounds !== undefined && run.round >= run.turnRounds && run.observation !== undefined;
+  },
   roundsExhausted: (host: AgentRuntime) => active(host).round >= host.config.maxRounds,
 };
+
+/**
+ * Spends from the agent's budgets at a checkpoint. When one refuses, the run ends with `budget`
+ * (announced once per budget on the bus) before anything of the checkpoint starts.
+ */
+function refusedByBudget(host: AgentRuntime, run: RunState, spend: Spend): boolean {
+  const { budgets } = host.config;
+  if (budgets.length === 0) return false;
+  const budget = spendFrom(budgets, spend);
+  if (budget === undefined) return false;
+  const refusal = budget.exhausted!;
+  run.budgetRefusal = refusal;
+  run.error = refusal.message;
+  if (budget.takeAnnouncement()) {
+    const { message, kind, limit, used } = refusal;
+    run.cause = host.publish('budget.exhausted', { budget: budget.name, kind, limit, used, message }).id;
+  }
+  host.send(run, 'budget.exhausted');
+  return true;
+}
 
 /** Marks the next deliberation as the final-answer nudge. */
 export function nudge(host: AgentRuntime): void {

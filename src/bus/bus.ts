@@ -122,14 +122,19 @@ export function createBus(options: BusOptions = {}): Bus {
 
   const bus: Bus = {
     publish(type, data, meta) {
-      const event = { id: ids(), type, at: clock(), data } as Envelope<typeof type>;
-      if (meta !== undefined) {
-        if (meta.scene !== undefined) event.scene = meta.scene;
-        if (meta.agent !== undefined) event.agent = meta.agent;
-        if (meta.cause !== undefined) event.cause = meta.cause;
-      }
+      // One shape for every envelope, absent fields included as `undefined` (JSON drops them):
+      // adding them one by one would allocate and change the object's shape per event.
+      const event = {
+        id: ids(),
+        type,
+        at: clock(),
+        scene: meta?.scene,
+        agent: meta?.agent,
+        cause: meta?.cause,
+        data,
+      } as Envelope<typeof type>;
       if (subscriberCount > 0) {
-        for (const key of channels(type)) emitter.emit(key, event as Envelope);
+        for (const key of channels(type)) deliver(emitter.all.get(key) as Listener[] | undefined, event as Envelope);
       }
       return event;
     },
@@ -146,6 +151,20 @@ export function createBus(options: BusOptions = {}): Bus {
     clock,
   };
   return bus;
+}
+
+/**
+ * Calls a channel's handlers. mitt's own `emit` copies the list twice per call (`slice().map`);
+ * one handler needs no copy, and several are copied once so that a handler unsubscribing (or
+ * subscribing) during delivery changes nothing for this event.
+ */
+function deliver(handlers: Listener[] | undefined, event: Envelope): void {
+  if (handlers === undefined || handlers.length === 0) return;
+  if (handlers.length === 1) {
+    handlers[0]!(event);
+    return;
+  }
+  for (const handler of handlers.slice()) handler(event);
 }
 
 function describe(error: unknown): string {

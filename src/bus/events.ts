@@ -1,6 +1,7 @@
 import type { AgentStateName } from '../../machines/agent.machine.js';
 import type { Args, CallRejection, Issue, MalformedCategory, ProtocolCategory, RejectionCode } from '../protocol/types.js';
 import type { ToolFailure } from '../tools/types.js';
+import type { BudgetKind } from '../agent/budget.js';
 import type { FinishReason as ModelFinishReason, NativeToolCall, ProviderErrorKind, Usage } from '../llm/types.js';
 
 /**
@@ -15,7 +16,7 @@ export const CATALOGUE_VERSION = 1;
 export type { AgentStateName };
 
 /** Why a run ended. */
-export type RunReason = 'final_answer' | 'max_rounds' | 'aborted' | 'error';
+export type RunReason = 'final_answer' | 'max_rounds' | 'turn_ended' | 'budget' | 'aborted' | 'error';
 
 /** One call of a run, for stats and the finished event (seed 004's toolCallHistory). */
 export type CallRecord = {
@@ -38,12 +39,16 @@ export type RunStats = {
   history: CallRecord[];
 };
 
-export type TriggerReason = 'start' | 'event' | 'timer' | 'message';
+/**
+ * Why a scene agent deliberates: the scene started, an event it subscribes to, a timer, speech or
+ * a message from another agent, its round-robin turn, or the tick of an every-tick scene.
+ */
+export type TriggerReason = 'start' | 'event' | 'timer' | 'message' | 'turn' | 'tick';
 
 export type TroupeEvents = {
   'agent.spawned': { name: string; tools: string[]; protocol: 'xml' | 'native' };
   'agent.state': { from: AgentStateName; to: AgentStateName };
-  'agent.triggered': { reason: TriggerReason; detail?: string };
+  'agent.triggered': { reason: TriggerReason; detail?: string; tick: number };
   'llm.request': { round: number; provider: string; model?: string; messageCount: number; nudge: boolean };
   'llm.delta': { round: number; text: string };
   'llm.response': {
@@ -55,7 +60,8 @@ export type TroupeEvents = {
     latencyMs: number;
   };
   'llm.error': { round: number; kind: ProviderErrorKind; message: string; retryable: boolean; attempt: number };
-  'agent.said': { text: string };
+  /** Visible text, or speech through the `say` tool; `to` names the agent it is addressed to. */
+  'agent.said': { text: string; to?: string };
   'action.parsed': { calls: { callId: string; name: string; args: Args }[] };
   'action.malformed': { code: MalformedCategory; category: ProtocolCategory; message: string; offset?: number };
   /** Text the model wrote after `</ACTION>`: ignored, kept for the log. */
@@ -70,10 +76,15 @@ export type TroupeEvents = {
   'tool.zombie': { callId: string; name: string; settled: 'pending' | 'resolved' | 'rejected'; lateOutput?: unknown };
   'agent.observation': { text: string; ok: boolean; round: number };
   'agent.finished': { reason: RunReason; text: string; rounds: number; stats: RunStats; error?: string; issues?: Issue[] };
-  'scene.started': { tick: number };
+  /** A budget refused a checkpoint; published once per budget. `scope` is the budget's name. */
+  'budget.exhausted': { budget: string; kind: BudgetKind; limit: number; used: number; message: string };
+  'scene.started': { tick: number; seed: number; agents: string[] };
   'scene.tick': { tick: number };
   'scene.stopped': { tick: number; reason: string };
-  'world.changed': { path: string; value: unknown };
+  /** A named event of the scene's own (the `publish_event` tool, or `scene.emit`). */
+  'scene.event': { name: string; payload?: unknown };
+  /** A committed change of the world state; `value` is frozen, `undefined` when the path was removed. */
+  'world.changed': { path: string; value: unknown; tick: number };
   /** A subscriber threw; delivery to the others went on. */
   'bus.error': { eventType: string; eventId: string; message: string };
   /** The session log could not write an event, or quarantined a torn line. */

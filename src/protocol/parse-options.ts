@@ -42,7 +42,11 @@ const DEFAULT_OPTIONS: Readonly<ResolvedParseOptions> = Object.freeze({
 export function resolveParseOptions(options?: ParseOptions): ResolvedParseOptions {
   if (options === undefined) return DEFAULT_OPTIONS;
   return {
-    limits: options.limits === undefined ? DEFAULT_LIMITS : { ...DEFAULT_LIMITS, ...definedOnly(options.limits) },
+    // Agents pass the shared defaults object itself unless they set limits: no copy per parse.
+    limits:
+      options.limits === undefined || options.limits === DEFAULT_LIMITS
+        ? DEFAULT_LIMITS
+        : { ...DEFAULT_LIMITS, ...definedOnly(options.limits) },
     finishReason: options.finishReason,
     stopSequence: options.stopSequence,
     callId: options.callId ?? defaultCallId,

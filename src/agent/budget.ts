@@ -1,0 +1,118 @@
+import { ConfigError } from '../errors.js';
+import type { Clock } from '../bus/ids.js';
+
+/** What a budget can cap. Every field is optional; an absent one is unlimited. */
+export type BudgetLimits = {
+  /** Model calls (each deliberation, retries not counted). */
+  modelCalls?: number;
+  /** Tokens reported by the provider (input + output). */
+  tokens?: number;
+  /** Tool calls dispatched. */
+  toolCalls?: number;
+  /** Wall time in ms from the budget's first use. */
+  wallMs?: number;
+};
+
+export type BudgetKind = keyof BudgetLimits;
+
+/** What a budget has used so far. */
+export type BudgetUsage = { modelCalls: number; tokens: number; toolCalls: number; wallMs: number };
+
+/** Why a budget refused: which limit, and how much of it was used. */
+export type BudgetRefusal = { budget: string; kind: BudgetKind; limit: number; used: number; message: string };
+
+/**
+ * A spending cap shared by whoever holds it: one agent, or every agent of a scene. Checked at the
+ * cycle's checkpoints (before each model call, before each turn's tool calls), never mid-call, so
+ * a budget never leaves anything half-done: a turn whose calls do not all fit runs none of them.
+ */
+export class Budget {
+  readonly name: string;
+  readonly limits: Readonly<BudgetLimits>;
+  private readonly clock: Clock;
+  private startedAt: number | undefined;
+  private modelCalls = 0;
+  private tokens = 0;
+  private toolCalls = 0;
+  /** The first refusal: once exhausted, a budget stays exhausted. */
+  exhausted: BudgetRefusal | undefined;
+  private announced = false;
+
+  constructor(name: string, limits: BudgetLimits, clock: Clock = Date.now) {
+    for (const [key, value] of Object.entries(limits)) {
+      if (!(key in KINDS)) throw new ConfigError(`budget "${name}": unknown limit "${key}" (use ${Object.keys(KINDS).join(', ')})`);
+      if (value !== undefined && (typeof value !== 'number' || !(value >= 0) || !Number.isFinite(value))) {
+        throw new ConfigError(`budget "${name}": ${key} must be a finite number ≥ 0, got ${String(value)}`);
+      }
+    }
+    this.name = name;
+    this.limits = Object.freeze({ ...limits });
+    this.clock = clock;
+  }
+
+  /**
+   * Whether `spend` fits. Tokens and wall time are known only after the fact, so they refuse once
+   * used up; calls refuse when adding them would pass the limit. A refusal is sticky: once
+   * exhausted, a budget stays exhausted, so every later checkpoint gives the same clear reason.
+   */
+  refuse(spend: Spend): BudgetRefusal | undefined {
+    if (this.exhausted !== undefined) return this.exhausted;
+    this.startedAt ??= this.clock();
+    for (const kind of ORDER) {
+      const limit = this.limits[kind];
+      if (limit === undefined) continue;
+      const adding = kind === 'modelCalls' || kind === 'toolCalls' ? (spend[kind] ?? 0) : 0;
+      if (adding === 0 && (kind === 'modelCalls' || kind === 'toolCalls')) continue;
+      // Tokens are spent by model calls only: a turn the model already wrote still runs.
+      if (kind === 'tokens' && !(spend.modelCalls! > 0)) continue;
+      const used = kind === 'wallMs' ? this.clock() - this.startedAt : this[kind];
+      if (adding > 0 ? used + adding <= limit : used < limit) continue;
+      const needing = adding > 1 ? ` (this turn needs ${adding})` : '';
+      this.exhausted = { budget: this.name, kind, limit, used, message: `budget "${this.name}" exhausted: ${KINDS[kind]} ${used}/${limit}${needing}` };
+      return this.exhausted;
+    }
+    return undefined;
+  }
+
+  /** Counts what was spent (after `refuse` said it fits). */
+  charge(spend: Spend): void {
+    this.modelCalls += spend.modelCalls ?? 0;
+    this.toolCalls += spend.toolCalls ?? 0;
+    const tokens = spend.tokens ?? 0;
+    if (Number.isFinite(tokens) && tokens > 0) this.tokens += tokens;
+  }
+
+  /** True exactly once after the budget is exhausted: whoever gets it publishes `budget.exhausted`. */
+  takeAnnouncement(): boolean {
+    if (this.exhausted === undefined || this.announced) return false;
+    this.announced = true;
+    return true;
+  }
+
+  /** What has been used so far. */
+  usage(): BudgetUsage {
+    const wallMs = this.startedAt === undefined ? 0 : this.clock() - this.startedAt;
+    return { modelCalls: this.modelCalls, tokens: this.tokens, toolCalls: this.toolCalls, wallMs };
+  }
+}
+
+/** What one checkpoint is about to spend, or what a model call reported. */
+export type Spend = { modelCalls?: number; toolCalls?: number; tokens?: number };
+
+const ORDER: readonly BudgetKind[] = ['modelCalls', 'toolCalls', 'tokens', 'wallMs'];
+
+const KINDS: Record<BudgetKind, string> = {
+  modelCalls: 'model calls',
+  tokens: 'tokens',
+  toolCalls: 'tool calls',
+  wallMs: 'wall time ms',
+};
+
+/** Spends from every budget, or from none: the first refusing budget wins and nothing is charged. */
+export function spendFrom(budgets: readonly Budget[], spend: Spend): Budget | undefined {
+  for (const budget of budgets) {
+    if (budget.refuse(spend) !== undefined) return budget;
+  }
+  for (const budget of budgets) budget.charge(spend);
+  return undefined;
+}
