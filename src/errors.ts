@@ -11,7 +11,11 @@ export type TroupeErrorCode =
   | 'script_mismatch'
   | 'log_write_failed'
   | 'log_format'
-  | 'agent_busy';
+  | 'agent_busy'
+  | 'world_path'
+  | 'world_value'
+  | 'world_locked'
+  | 'scene_state';
 
 /** Base of every error troupe throws; `code` is a stable literal to branch on. */
 export class TroupeError extends Error {
@@ -50,3 +54,13 @@ export class ScriptError extends TroupeError {
 
 /** The session log could not be written or read. */
 export class LogError extends TroupeError {}
+
+/** A world path or value that cannot be used, or a write to a path an update holds. */
+export class WorldError extends TroupeError {}
+
+/** A scene asked to do something its state does not allow (step after stop, add a duplicate). */
+export class SceneError extends TroupeError {
+  constructor(message: string) {
+    super('scene_state', message);
+  }
+}

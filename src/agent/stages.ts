@@ -56,7 +56,6 @@ export function deliberate(host: AgentRuntime): void {
   if (refusedByBudget(host, run, { modelCalls: 1 })) return;
   run.round++;
   run.turn = { kind: 'none' };
-  run.observation = undefined;
   if (run.nudging) {
     run.messages.push({
       role: 'user',
@@ -84,6 +83,8 @@ export function deliberate(host: AgentRuntime): void {
         return host.send(run, 'model.failed');
       }
       run.response = response;
+      // The model has now answered the last observation (a brain reads it from the run until here).
+      run.observation = undefined;
       if (response.usage !== undefined) {
         run.usage.inputTokens += response.usage.inputTokens;
         run.usage.outputTokens += response.usage.outputTokens;

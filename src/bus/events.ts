@@ -80,7 +80,7 @@ export type TroupeEvents = {
   'budget.exhausted': { budget: string; kind: BudgetKind; limit: number; used: number; message: string };
   'scene.started': { tick: number; seed: number; agents: string[] };
   'scene.tick': { tick: number };
-  'scene.stopped': { tick: number; reason: string };
+  'scene.stopped': { tick: number; reason: string; detail?: string };
   /** A named event of the scene's own (the `publish_event` tool, or `scene.emit`). */
   'scene.event': { name: string; payload?: unknown };
   /** A committed change of the world state; `value` is frozen, `undefined` when the path was removed. */

@@ -90,7 +90,7 @@ export function scriptedProvider(
         if (error instanceof ScriptError) throw new ProviderError('script', error.message, { cause: error });
         throw error;
       }
-      return toResponse(turn, request);
+      return scriptedResponse(turn, request);
     },
     assertConsumed() {
       if (queue !== undefined && used < queue.length) {
@@ -100,8 +100,14 @@ export function scriptedProvider(
   };
 }
 
-function toResponse(turn: ScriptedTurn, request: ModelRequest): ModelResponse {
-  if (typeof turn === 'string') return { text: turn, finishReason: 'stop', usage: estimateUsage(request, turn) };
+/**
+ * The model response a scripted turn stands for (a turn's `error` throws its ProviderError).
+ * Usage is the turn's own, or estimated at four characters a token unless `estimate` is false.
+ */
+export function scriptedResponse(turn: ScriptedTurn, request: ModelRequest, estimate = true): ModelResponse {
+  if (typeof turn === 'string') {
+    return estimate ? { text: turn, finishReason: 'stop', usage: estimateUsage(request, turn) } : { text: turn, finishReason: 'stop' };
+  }
   if (turn.error !== undefined) {
     const { kind, message, retryable, retryAfterMs } = turn.error;
     throw new ProviderError(kind, message ?? `scripted ${kind} error`, {
@@ -113,8 +119,9 @@ function toResponse(turn: ScriptedTurn, request: ModelRequest): ModelResponse {
   const response: ModelResponse = {
     text,
     finishReason: turn.finishReason ?? (turn.toolCalls?.length ? 'tool_calls' : 'stop'),
-    usage: turn.usage ?? estimateUsage(request, text),
   };
+  const usage = turn.usage ?? (estimate ? estimateUsage(request, text) : undefined);
+  if (usage !== undefined) response.usage = usage;
   if (turn.toolCalls !== undefined) response.toolCalls = turn.toolCalls;
   if (turn.stopSequence !== undefined) response.stopSequence = turn.stopSequence;
   return response;

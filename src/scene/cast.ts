@@ -1,0 +1,185 @@
+import pLimit, { type LimitFunction } from 'p-limit';
+import { agentStepper } from '../agent/agent-machine.js';
+import { AgentRuntime } from '../agent/agent-runtime.js';
+import { Budget } from '../agent/budget.js';
+import { resolveConfig } from '../agent/create-agent.js';
+import type { Bus } from '../bus/bus.js';
+import { ConfigError } from '../errors.js';
+import type { Provider } from '../llm/types.js';
+import type { SessionLog } from '../record/session-log.js';
+import type { ToolLimiters } from '../tools/acquire-slot.js';
+import type { Tool } from '../tools/types.js';
+import type { Logger } from 'pino';
+import { brainProvider } from './brain-provider.js';
+import { frozenJson } from './json-value.js';
+import { limitedProvider } from './limited-provider.js';
+import { SceneMember, type MemberTriggers } from './scene-member.js';
+import type { Brain, CastMember, Perception, TriggerSpec } from './types.js';
+import type { JsonValue } from './world-types.js';
+import type { ModelRequest } from '../llm/types.js';
+
+/** What a scene shares with every agent it builds. */
+export type CastContext = {
+  scene: string;
+  bus: Bus;
+  seed: number;
+  /** Built-in and scene-wide tools, given to every agent before its own. */
+  sharedTools: readonly Tool[];
+  toolLimiter: LimitFunction;
+  toolLimiters: ToolLimiters;
+  /** Concurrent model calls allowed for a provider name. */
+  modelLimit(provider: string): number;
+  sceneBudget: Budget | undefined;
+  log: SessionLog | undefined;
+  logger: Logger | undefined;
+  perceive(agent: string, request: ModelRequest): Perception;
+};
+
+const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/**
+ * Builds the agents of one scene. Agents built from the same tool list share one combined list
+ * (so one registry, manifest and AJV set); agents with the same brain share one provider; agents
+ * of the same provider share one model limiter.
+ */
+export class Cast {
+  private readonly context: CastContext;
+  private readonly toolLists = new WeakMap<readonly Tool[], readonly Tool[]>();
+  private readonly brains = new WeakMap<Brain, Provider>();
+  private readonly providers = new WeakMap<Provider, Provider>();
+  private readonly modelLimiters = new Map<string, LimitFunction>();
+
+  constructor(context: CastContext) {
+    this.context = context;
+  }
+
+  build(member: CastMember, taken: (name: string) => boolean): SceneMember {
+    const { context } = this;
+    if (member === null || typeof member !== 'object') throw new ConfigError(`scene "${context.scene}": add(member) takes an object`);
+    const { name } = member;
+    if (typeof name !== 'string' || !AGENT_NAME.test(name)) {
+      throw new ConfigError(`scene "${context.scene}": agent name ${JSON.stringify(name)} must be 1–64 letters, digits, "_", "." or "-"`);
+    }
+    if (taken(name)) throw new ConfigError(`scene "${context.scene}": there is already an agent named "${name}"`);
+    if ((member.provider === undefined) === (member.brain === undefined)) {
+      throw new ConfigError(`scene "${context.scene}": agent "${name}" needs exactly one of \`provider\` (a model) or \`brain\` (a scripted function)`);
+    }
+    if (member.brain !== undefined && typeof member.brain !== 'function') {
+      throw new ConfigError(`scene "${context.scene}": agent "${name}": brain must be a function of its perception`);
+    }
+    const thinkEvery = positive(member.thinkEvery ?? 1, 'thinkEvery', name, context.scene);
+    const rounds = positive(member.rounds ?? 1, 'rounds', name, context.scene);
+    const budget = member.budget === undefined ? undefined : new Budget(name, member.budget);
+    const config = resolveConfig({
+      name,
+      ...(member.instructions !== undefined && { instructions: member.instructions }),
+      tools: this.toolsFor(member.tools),
+      provider: member.brain !== undefined ? this.brainFor(member.brain) : this.providerFor(member.provider!),
+      ...(member.protocol !== undefined && { protocol: member.protocol }),
+      bus: context.bus,
+      scene: context.scene,
+      limiter: context.toolLimiter,
+      ...(member.maxCorrections !== undefined && { maxCorrections: member.maxCorrections }),
+      ...(member.maxObservationChars !== undefined && { maxObservationChars: member.maxObservationChars }),
+      ...(context.logger !== undefined && { logger: context.logger }),
+    });
+    // Scene-wide, not per agent: per-tool limits, the write-ahead log, the scene's budget.
+    config.toolLimiters = context.toolLimiters;
+    config.log = context.log;
+    config.budgets = [budget, context.sceneBudget].filter((item): item is Budget => item !== undefined);
+    return new SceneMember({
+      name,
+      runtime: new AgentRuntime(config, agentStepper),
+      triggers: parseTriggers(member.triggers ?? DEFAULT_TRIGGERS, name, context.scene),
+      thinkEvery,
+      rounds,
+      budget,
+      scripted: member.brain !== undefined,
+      privateState: Object.freeze({ ...(frozenJson(member.private ?? {}, `private state of "${name}"`) as Record<string, JsonValue>) }),
+      seed: mix(context.seed, name),
+    });
+  }
+
+  private toolsFor(own: readonly Tool[] | undefined): readonly Tool[] {
+    const { sharedTools } = this.context;
+    if (own === undefined || own.length === 0) return sharedTools;
+    let combined = this.toolLists.get(own);
+    if (combined === undefined) this.toolLists.set(own, (combined = [...sharedTools, ...own]));
+    return combined;
+  }
+
+  private brainFor(brain: Brain): Provider {
+    let provider = this.brains.get(brain);
+    if (provider === undefined) {
+      provider = brainProvider(brain, (request) => this.context.perceive(request.agent, request));
+      this.brains.set(brain, provider);
+    }
+    return provider;
+  }
+
+  private providerFor(provider: Provider): Provider {
+    let limited = this.providers.get(provider);
+    if (limited === undefined) {
+      let limiter = this.modelLimiters.get(provider.name);
+      if (limiter === undefined) {
+        limiter = pLimit({ concurrency: this.context.modelLimit(provider.name), rejectOnClear: true });
+        this.modelLimiters.set(provider.name, limiter);
+      }
+      limited = limitedProvider(provider, limiter);
+      this.providers.set(provider, limited);
+    }
+    return limited;
+  }
+}
+
+const DEFAULT_TRIGGERS: readonly TriggerSpec[] = ['start', 'addressed'];
+
+function parseTriggers(specs: readonly TriggerSpec[], agent: string, scene: string): MemberTriggers {
+  const where = `scene "${scene}": agent "${agent}"`;
+  if (!Array.isArray(specs)) throw new ConfigError(`${where}: triggers must be an array`);
+  let start = false;
+  let speech = false;
+  let addressed = false;
+  const timers: { every: number; offset: number }[] = [];
+  const on: MemberTriggers['on'][number][] = [];
+  for (const spec of specs as readonly unknown[]) {
+    if (spec === 'start') start = true;
+    else if (spec === 'speech') speech = true;
+    else if (spec === 'addressed') addressed = true;
+    else if (isObject(spec) && 'every' in spec) {
+      const every = positive(spec.every, 'trigger every', agent, scene);
+      timers.push({ every, offset: spec.offset === undefined ? every : nonNegativeInteger(spec.offset, agent, scene) });
+    } else if (isObject(spec) && typeof spec.on === 'string') {
+      if (spec.where !== undefined && typeof spec.where !== 'function') throw new ConfigError(`${where}: trigger \`where\` must be a function`);
+      on.push(spec as MemberTriggers['on'][number]);
+    } else {
+      throw new ConfigError(`${where}: unknown trigger ${JSON.stringify(spec)} (use 'start', 'speech', 'addressed', { on: pattern } or { every: ticks })`);
+    }
+  }
+  return { start, speech, addressed, timers, on };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+function positive(value: unknown, option: string, agent: string, scene: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new ConfigError(`scene "${scene}": agent "${agent}": ${option} must be a positive integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+function nonNegativeInteger(value: unknown, agent: string, scene: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new ConfigError(`scene "${scene}": agent "${agent}": trigger offset must be an integer ≥ 0, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** A per-agent seed from the scene's seed and the agent's name (FNV-1a): adding an agent changes no other agent's numbers. */
+function mix(seed: number, name: string): number {
+  let hash = 0x811c9dc5 ^ seed;
+  for (let index = 0; index < name.length; index++) hash = Math.imul(hash ^ name.charCodeAt(index), 0x01000193);
+  return hash | 0;
+}

@@ -1,0 +1,371 @@
+import pLimit from 'p-limit';
+import { pino, type Logger } from 'pino';
+import { Budget } from '../agent/budget.js';
+import { createBus, type Bus, type Unsubscribe } from '../bus/bus.js';
+import type { Envelope, Pattern, RunReason } from '../bus/events.js';
+import { randomIds, sequentialIds } from '../bus/ids.js';
+import { ConfigError, SceneError } from '../errors.js';
+import { createSessionLog, type SessionLog } from '../record/session-log.js';
+import { createToolLimiters } from '../tools/acquire-slot.js';
+import { Cast } from './cast.js';
+import { frozenJson } from './json-value.js';
+import { perceptionText } from './perception-text.js';
+import { inWindow, resolveClock, type SceneClock } from './scene-clock.js';
+import type { PendingTrigger, SceneMember } from './scene-member.js';
+import { sceneTools, BUILT_IN_TOOLS } from './scene-tools.js';
+import { dueMembers, isQuiet, wakeOnSpeech, wakeOnEvent, wakeOnTimers } from './schedule.js';
+import { SpeechLog } from './speech-log.js';
+import type { CastMember, Scene, SceneAgent, SceneOptions, SceneResult, SceneStopReason, TickReport } from './types.js';
+import { createWorld } from './world-state.js';
+import type { JsonValue, WorldPath, WorldState } from './world-types.js';
+
+const silent: Logger = pino({ level: 'silent' });
+/** What a brain-driven agent gets as its run input: its brain reads the perception object instead. */
+const BRAIN_INPUT = '(perception given to the brain)';
+
+/**
+ * Creates a scene: a world, a cast of agents (model-driven, brain-driven or mixed), a clock and a
+ * scheduling policy, all on one bus. See docs/scenes.md.
+ *
+ * @example
+ * const scene = createScene({ name: 'tavern', world: { ale: 10 }, seed: 7 });
+ * scene.add({ name: 'innkeeper', brain: innkeeper, triggers: ['start', 'speech'] });
+ * const result = await scene.run({ ticks: 20 });
+ */
+export function createScene(options: SceneOptions): Scene {
+  return new SceneRuntime(options);
+}
+
+class SceneRuntime implements Scene {
+  readonly name: string;
+  readonly bus: Bus;
+  readonly seed: number;
+  readonly world: WorldState;
+  readonly budget: Budget | undefined;
+  private readonly members = new Map<string, SceneMember>();
+  /** Cast order: turns of one tick start in this order. */
+  private readonly order: SceneMember[] = [];
+  private readonly clock: SceneClock;
+  private readonly cast: Cast;
+  private readonly speech: SpeechLog;
+  private readonly options: SceneOptions;
+  private readonly logger: Logger;
+  private readonly log: SessionLog | undefined;
+  private readonly ownsLog: boolean;
+  private readonly subscriptions: Unsubscribe[] = [];
+  private readonly patterns = new Map<string, SceneMember[]>();
+  private readonly speechListeners: SceneMember[] = [];
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private tickCount = 0;
+  private rotation = 0;
+  private turnCount = 0;
+  private failures = 0;
+  private hasStarted = false;
+  private stopping: Promise<SceneResult> | undefined;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private wallTimer: ReturnType<typeof setTimeout> | undefined;
+  private resolveStopped!: (result: SceneResult) => void;
+  /** Settles with the scene's result however it stops: what a timed run waits for. */
+  private readonly whenStopped = new Promise<SceneResult>((resolve) => (this.resolveStopped = resolve));
+
+  constructor(options: SceneOptions) {
+    if (options === null || typeof options !== 'object') throw new ConfigError('createScene(options) takes an object');
+    const { name } = options;
+    if (typeof name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
+      throw new ConfigError(`createScene: name ${JSON.stringify(name)} must be 1–64 letters, digits, "_", "." or "-"`);
+    }
+    const schedule = options.schedule ?? 'trigger';
+    if (!['trigger', 'round-robin', 'every-tick'].includes(schedule)) {
+      throw new ConfigError(`createScene "${name}": schedule must be 'trigger', 'round-robin' or 'every-tick', got ${JSON.stringify(schedule)}`);
+    }
+    this.options = { ...options, schedule };
+    this.name = name;
+    this.clock = resolveClock(options.clock, name);
+    this.seed = options.seed === undefined ? (Math.random() * 0x7fff_ffff) | 0 : integer(options.seed, 'seed', name);
+    // A stepped scene runs on simulated time with counted ids, so the same seed gives the same events.
+    this.bus =
+      options.bus ??
+      createBus(
+        this.clock.intervalMs === undefined
+          ? { ids: sequentialIds(name), clock: () => this.tickCount * this.clock.tickMs }
+          : { ids: randomIds() },
+      );
+    this.logger = options.logger ?? silent;
+    this.ownsLog = typeof options.log === 'string';
+    this.log = typeof options.log === 'string' ? createSessionLog(options.log) : options.log;
+    this.log?.attach(this.bus);
+    this.budget = options.budget === undefined ? undefined : new Budget(name, options.budget);
+    this.world = createWorld(options.world ?? {}, (path, value, writer) => {
+      this.bus.publish('world.changed', { path, value, tick: this.tickCount }, { scene: name, agent: writer?.agent, cause: writer?.cause });
+    });
+    const hearing = integer(options.hearing ?? 20, 'hearing', name);
+    this.speech = new SpeechLog(Math.max(64, hearing * 4));
+    const toolLimiters = createToolLimiters();
+    for (const [tool, limit] of Object.entries(options.limits?.toolCalls ?? {})) {
+      toolLimiters.set(tool, pLimit({ concurrency: integer(limit, `limits.toolCalls.${tool}`, name), rejectOnClear: true }));
+    }
+    const omitted = new Set(options.withoutTools ?? []);
+    for (const tool of omitted) {
+      if (!(BUILT_IN_TOOLS as readonly string[]).includes(tool)) throw new ConfigError(`createScene "${name}": withoutTools names "${tool}", not a built-in tool (${BUILT_IN_TOOLS.join(', ')})`);
+    }
+    const builtIns = sceneTools({
+      name,
+      bus: this.bus,
+      world: this.world,
+      member: (agent) => this.members.get(agent),
+      memberNames: () => this.order.map((member) => member.name),
+    }).filter((tool) => !omitted.has(tool.name));
+    this.cast = new Cast({
+      scene: name,
+      bus: this.bus,
+      seed: this.seed,
+      sharedTools: [...builtIns, ...(options.tools ?? [])],
+      toolLimiter: pLimit({ concurrency: integer(options.limits?.tools ?? 64, 'limits.tools', name), rejectOnClear: true }),
+      toolLimiters,
+      modelLimit: (provider) => modelLimit(options.limits?.modelCalls, provider, name),
+      sceneBudget: this.budget,
+      log: this.log,
+      logger: options.logger,
+      perceive: (agent, request) => this.members.get(agent)!.perceive(request, this.tickCount, this.world),
+    });
+    this.subscriptions.push(
+      this.bus.on('agent.said', (event) => {
+        if (event.scene !== this.name) return;
+        wakeOnSpeech(event, this.scheduling());
+      }),
+    );
+  }
+
+  get tick(): number {
+    return this.tickCount;
+  }
+
+  get agents(): ReadonlyMap<string, SceneAgent> {
+    return this.members;
+  }
+
+  get started(): boolean {
+    return this.hasStarted;
+  }
+
+  get stopped(): boolean {
+    return this.stopping !== undefined;
+  }
+
+  add(spec: CastMember): SceneAgent {
+    if (this.stopping !== undefined) throw new SceneError(`scene "${this.name}" has stopped; it takes no new agents`);
+    const member = this.cast.build(spec, (name) => this.members.has(name));
+    this.members.set(member.name, member);
+    this.order.push(member);
+    if (member.triggers.speech) this.speechListeners.push(member);
+    for (const { on } of member.triggers.on) this.listen(on, member);
+    if (this.hasStarted && member.triggers.start) member.wake({ reason: 'start', depth: 0 });
+    return member;
+  }
+
+  async start(): Promise<void> {
+    if (this.stopping !== undefined) throw new SceneError(`scene "${this.name}" has stopped; create a new scene to run again`);
+    if (this.hasStarted) return;
+    this.hasStarted = true;
+    this.bus.publish('scene.started', { tick: this.tickCount, seed: this.seed, agents: this.order.map((member) => member.name) }, { scene: this.name });
+    for (const member of this.order) if (member.triggers.start) member.wake({ reason: 'start', depth: 0 });
+    const wallMs = this.budget?.limits.wallMs;
+    if (wallMs !== undefined) {
+      this.wallTimer = setTimeout(() => void this.stop('budget', `budget "${this.name}" exhausted: wall time ${wallMs} ms`), wallMs);
+      this.wallTimer.unref?.();
+    }
+  }
+
+  step(): Promise<TickReport> {
+    if (this.stopping !== undefined) return Promise.reject(new SceneError(`scene "${this.name}" has stopped; it cannot step`));
+    return this.track(this.advance());
+  }
+
+  async run(options: { ticks?: number; signal?: AbortSignal } = {}): Promise<SceneResult> {
+    if (this.stopping !== undefined) throw new SceneError(`scene "${this.name}" has stopped; create a new scene to run again`);
+    const ticks = options.ticks === undefined ? Number.POSITIVE_INFINITY : integer(options.ticks, 'run ticks', this.name);
+    const { signal } = options;
+    if (signal?.aborted) return this.stop('signal');
+    signal?.addEventListener('abort', () => void this.stop('signal'), { once: true });
+    await this.start();
+    const until = this.tickCount + ticks;
+    if (this.clock.intervalMs === undefined) {
+      while (this.stopping === undefined && this.tickCount < until) {
+        await this.step();
+        const ended = this.endReason();
+        if (ended !== undefined) return this.stop(ended.reason, ended.detail);
+      }
+      return this.stopping ?? this.stop('ticks');
+    }
+    return this.runOnTimer(until, this.clock.intervalMs);
+  }
+
+  stop(reason: SceneStopReason | string = 'stopped', detail?: string): Promise<SceneResult> {
+    if (this.stopping === undefined) {
+      this.stopping = this.shutDown(reason, detail);
+      this.stopping.then(this.resolveStopped);
+    }
+    return this.stopping;
+  }
+
+  emit(name: string, payload?: JsonValue): void {
+    if (typeof name !== 'string' || name === '') throw new ConfigError(`scene "${this.name}": emit(name) needs a non-empty name`);
+    const data = payload === undefined ? { name } : { name, payload: frozenJson(payload, `payload of "${name}"`) };
+    this.bus.publish('scene.event', data, { scene: this.name });
+  }
+
+  say(from: string, text: string, to?: string): void {
+    if (typeof from !== 'string' || typeof text !== 'string') throw new ConfigError(`scene "${this.name}": say(from, text) takes two strings`);
+    this.bus.publish('agent.said', to === undefined ? { text } : { text, to }, { scene: this.name, agent: from });
+  }
+
+  read(path: WorldPath): JsonValue | undefined {
+    return this.world.get(path);
+  }
+
+  /** One tick: timers, then the due agents' turns, at most `limits.turns` at a time. */
+  private async advance(): Promise<TickReport> {
+    if (!this.hasStarted) await this.start();
+    const tick = ++this.tickCount;
+    this.bus.publish('scene.tick', { tick }, { scene: this.name });
+    wakeOnTimers(this.order, tick);
+    const picked = dueMembers(this.options.schedule!, this.order, tick, this.rotation);
+    this.rotation = picked.rotation;
+    const outcomes: Partial<Record<RunReason, number>> = {};
+    for (const member of picked.due) member.beginTurn(member.pending ?? TICK, this.heardBy(member), tick);
+    await inWindow(picked.due, integer(this.options.limits?.turns ?? 64, 'limits.turns', this.name), (member) => this.takeTurn(member, tick, outcomes));
+    return { tick, turns: picked.due.length, outcomes };
+  }
+
+  private async takeTurn(member: SceneMember, tick: number, outcomes: Partial<Record<RunReason, number>>): Promise<void> {
+    const { reason, detail, cause } = member.trigger!;
+    const triggered = this.bus.publish(
+      'agent.triggered',
+      detail === undefined ? { reason, tick } : { reason, detail, tick },
+      { agent: member.name, scene: this.name, cause },
+    );
+    let ended: RunReason = 'error';
+    try {
+      if (this.stopping !== undefined) return void (ended = 'aborted');
+      const input = member.scripted ? BRAIN_INPUT : perceptionText(member.perceive({ round: 1 }, tick, this.world));
+      const result = await member.runtime.run(input, { rounds: member.rounds, cause: triggered.id });
+      ended = result.reason;
+      member.lastObservation = result.observation;
+      if (ended === 'budget' && member.budget?.exhausted !== undefined) member.retired = true;
+    } catch (error) {
+      // A host error (the agent was closed, or busy through a host's own run): the others go on.
+      this.logger.error({ agent: member.name, err: error }, 'scene turn failed');
+    } finally {
+      member.busy = false;
+      member.lastReason = ended;
+      this.turnCount++;
+      if (ended === 'error') this.failures++;
+      outcomes[ended] = (outcomes[ended] ?? 0) + 1;
+    }
+  }
+
+  private heardBy(member: SceneMember) {
+    const heard = this.speech.seq > member.heardUpTo ? this.speech.since(member.heardUpTo, member.name, this.options.hearing ?? 20) : NO_SPEECH;
+    member.heardUpTo = this.speech.seq;
+    return heard;
+  }
+
+  private endReason(): { reason: SceneStopReason; detail?: string } | undefined {
+    const exhausted = this.budget?.exhausted;
+    if (exhausted !== undefined) return { reason: 'budget', detail: exhausted.message };
+    if (isQuiet(this.options.schedule!, this.order)) return { reason: 'quiet' };
+    return undefined;
+  }
+
+  private runOnTimer(until: number, intervalMs: number): Promise<SceneResult> {
+    this.timer = setInterval(() => {
+      if (this.stopping !== undefined) return;
+      if (this.tickCount >= until) {
+        clearInterval(this.timer);
+        void Promise.allSettled([...this.inFlight]).then(() => this.stop('ticks'));
+        return;
+      }
+      void this.step().then(() => {
+        const ended = this.endReason();
+        if (ended !== undefined && this.stopping === undefined) void this.stop(ended.reason, ended.detail);
+      });
+    }, intervalMs);
+    return this.whenStopped;
+  }
+
+  private async shutDown(reason: string, detail: string | undefined): Promise<SceneResult> {
+    clearInterval(this.timer);
+    clearTimeout(this.wallTimer);
+    for (const member of this.order) if (member.busy) member.runtime.abort(`scene stopped: ${reason}`);
+    const timeoutMs = this.options.stopTimeoutMs ?? 5_000;
+    let timeout: ReturnType<typeof setTimeout> | undefined;
+    const settled = await Promise.race([
+      Promise.allSettled([...this.inFlight]).then(() => true),
+      new Promise<boolean>((resolve) => (timeout = setTimeout(resolve, timeoutMs, false))),
+    ]);
+    clearTimeout(timeout);
+    if (!settled) this.logger.warn({ scene: this.name, timeoutMs }, 'scene stopped with turns still settling');
+    for (const unsubscribe of this.subscriptions) unsubscribe();
+    const known = ['ticks', 'quiet', 'stopped', 'budget', 'signal'].includes(reason);
+    const result: SceneResult = {
+      reason: (known ? reason : 'stopped') as SceneStopReason,
+      tick: this.tickCount,
+      turns: this.turnCount,
+      failures: this.failures,
+      usage: this.budget?.usage() ?? { modelCalls: 0, tokens: 0, toolCalls: 0, wallMs: 0 },
+    };
+    const why = detail ?? (known ? undefined : reason);
+    if (why !== undefined) result.detail = why;
+    this.bus.publish('scene.stopped', why === undefined ? { tick: this.tickCount, reason: result.reason } : { tick: this.tickCount, reason: result.reason, detail: why }, { scene: this.name });
+    if (this.ownsLog) await this.log?.close();
+    return result;
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    const forget = (): void => void this.inFlight.delete(work);
+    work.then(forget, forget);
+    return work;
+  }
+
+  private listen(pattern: Pattern, member: SceneMember): void {
+    let listeners = this.patterns.get(pattern);
+    if (listeners === undefined) {
+      const list: SceneMember[] = (listeners = []);
+      this.patterns.set(pattern, list);
+      this.subscriptions.push(
+        this.bus.on(pattern, (event: Envelope) => {
+          if (event.scene !== undefined && event.scene !== this.name) return;
+          wakeOnEvent(event, list, this.scheduling(), pattern);
+        }),
+      );
+    }
+    listeners.push(member);
+  }
+
+  private scheduling() {
+    return {
+      members: this.members,
+      speechListeners: this.speechListeners,
+      speech: this.speech,
+      tick: this.tickCount,
+      maxReplyChain: this.options.maxReplyChain ?? 6,
+      logger: this.logger,
+    };
+  }
+}
+
+const TICK: PendingTrigger = Object.freeze({ reason: 'tick', depth: 0 });
+const NO_SPEECH = Object.freeze([]);
+
+function integer(value: unknown, option: string, scene: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < (option === 'seed' ? Number.MIN_SAFE_INTEGER : 1)) {
+    throw new ConfigError(`createScene "${scene}": ${option} must be ${option === 'seed' ? 'an integer' : 'a positive integer'}, got ${String(value)}`);
+  }
+  return value;
+}
+
+function modelLimit(limits: number | Record<string, number> | undefined, provider: string, scene: string): number {
+  const value = typeof limits === 'number' ? limits : (limits?.[provider] ?? limits?.['*'] ?? 8);
+  return integer(value, `limits.modelCalls for "${provider}"`, scene);
+}

@@ -1,0 +1,197 @@
+import type { Logger } from 'pino';
+import type { Agent, PendingObservation } from '../agent/agent-options.js';
+import type { Budget, BudgetLimits, BudgetUsage } from '../agent/budget.js';
+import type { Bus } from '../bus/bus.js';
+import type { Envelope, Pattern, RunReason, TriggerReason } from '../bus/events.js';
+import type { ScriptedTurn } from '../llm/scripted-provider.js';
+import type { Provider } from '../llm/types.js';
+import type { SessionLog } from '../record/session-log.js';
+import type { Tool } from '../tools/types.js';
+import type { JsonValue, WorldPath, WorldReader, WorldState } from './world-types.js';
+
+/**
+ * How a scene's time passes. `stepped`: one tick per `scene.step()`, envelope `at` is simulated
+ * time (`tick × tickMs`), so runs are reproducible. `real`: a tick every `tickMs` of wall time.
+ * `accelerated`: a tick every `tickMs / speed` of wall time, simulated time running `speed`× faster.
+ */
+export type ClockOptions =
+  | { mode: 'stepped'; tickMs?: number }
+  | { mode: 'real'; tickMs?: number }
+  | { mode: 'accelerated'; tickMs?: number; speed: number };
+
+/**
+ * Who deliberates when. `trigger`: an agent whose trigger fired since the last tick. `round-robin`:
+ * one agent per tick, in cast order. `every-tick`: every agent, every tick. Per-agent `thinkEvery`
+ * applies under all three.
+ */
+export type SchedulePolicy = 'trigger' | 'round-robin' | 'every-tick';
+
+/** What wakes an agent under the `trigger` policy (timers and `start` also under the others). */
+export type TriggerSpec =
+  /** The scene's first tick. */
+  | 'start'
+  /** Speech (`agent.said`) by another agent of the scene. */
+  | 'speech'
+  /** Speech addressed to this agent (`say` with `to`), and `scene.message` to it. */
+  | 'addressed'
+  /** Any bus event matching the pattern (and the predicate), from anyone but this agent. */
+  | { on: Pattern; where?: (event: Envelope) => boolean }
+  /** Every `every` ticks, starting at tick `offset` (default `every`). */
+  | { every: number; offset?: number };
+
+/** What a scripted brain (or the perception text of a model) is told at each deliberation. */
+export type Perception = {
+  agent: string;
+  tick: number;
+  /** 1-based deliberation within this turn. */
+  round: number;
+  /** What started this turn. */
+  trigger: { reason: TriggerReason; detail?: string };
+  /** Speech heard since the agent's last turn, oldest first (at most `hearing` items). */
+  heard: readonly Heard[];
+  /** Subscribed events seen since the last turn, oldest first. */
+  events: readonly Envelope[];
+  /** The outcome of the agent's previous round (this turn's, or its last turn's last round). */
+  observation: PendingObservation | undefined;
+  /** The agent's private state (read-only view; change it through `update_private`). */
+  private: Readonly<Record<string, JsonValue>>;
+  world: WorldReader;
+  /** A seeded generator for this agent: the same seed gives the same numbers. In [0, 1). */
+  random(): number;
+};
+
+/** One utterance as a listener hears it. */
+export type Heard = { from: string; text: string; to?: string; tick: number };
+
+/**
+ * A rule-driven brain: from what the agent perceived, the turn it writes — `<ACTION>` text exactly
+ * as a model would write it, or a scripted turn with native calls. It runs in place of a model
+ * call, through the same parse → validate → dispatch → observe cycle.
+ */
+export type Brain = (perception: Perception) => ScriptedTurn | Promise<ScriptedTurn>;
+
+/** One member of the cast, as `scene.add` takes it. */
+export type CastMember = {
+  name: string;
+  instructions?: string;
+  /** The agent's own tools; the scene's built-in and shared tools are added. */
+  tools?: readonly Tool[];
+  /** A model… */
+  provider?: Provider;
+  /** …or a scripted brain (exactly one of the two). */
+  brain?: Brain;
+  protocol?: 'xml' | 'native';
+  /** Private state at the start. */
+  private?: Record<string, JsonValue>;
+  /** What wakes the agent (default: `['start', 'addressed']`). */
+  triggers?: readonly TriggerSpec[];
+  /** Think at most once every N ticks (default 1). */
+  thinkEvery?: number;
+  /** Deliberations per turn before the agent yields (default 1). */
+  rounds?: number;
+  budget?: BudgetLimits;
+  maxCorrections?: number;
+  maxObservationChars?: number;
+};
+
+/** How a scene is built: `createScene(options)`. */
+export type SceneOptions = {
+  /** Names the scene on every event (`envelope.scene`). */
+  name: string;
+  /** The world document at the start (plain JSON). */
+  world?: Record<string, JsonValue>;
+  clock?: ClockOptions;
+  schedule?: SchedulePolicy;
+  /** Seeds every agent's `random()` (default: a random seed, reported in `scene.started`). */
+  seed?: number;
+  /** Tools given to every agent, besides the built-ins. */
+  tools?: readonly Tool[];
+  /** Leave out built-in tools by name (e.g. `['publish_event']`). */
+  withoutTools?: readonly string[];
+  limits?: LimitOptions;
+  /** Caps shared by the whole scene; exhausting one stops the scene with reason `budget`. */
+  budget?: BudgetLimits;
+  /** Speech items an agent remembers between turns (default 20). */
+  hearing?: number;
+  /** Replies in a chain of speech before it stops triggering (turn-taking; default 6). */
+  maxReplyChain?: number;
+  /** Time `stop()` waits for runs in flight to settle after aborting them (default 5 s). */
+  stopTimeoutMs?: number;
+  bus?: Bus;
+  log?: string | SessionLog;
+  logger?: Logger;
+};
+
+/** The scene-wide keyed limiter's limits. */
+export type LimitOptions = {
+  /** Concurrent model calls per provider name: one number for all, or per name (`'*'` default). */
+  modelCalls?: number | Record<string, number>;
+  /** Concurrent executions per tool name, across all agents. */
+  toolCalls?: Record<string, number>;
+  /** Concurrent tool executions in the whole scene (default 64). */
+  tools?: number;
+  /** Agent turns in flight at once (default 64); the rest of a tick's turns wait. */
+  turns?: number;
+};
+
+/** An agent of a scene. */
+export type SceneAgent = {
+  readonly name: string;
+  readonly agent: Agent;
+  readonly private: Readonly<Record<string, JsonValue>>;
+  /** Retired agents get no more turns (budget spent, or `retire()`). */
+  readonly retired: boolean;
+  readonly turns: number;
+  /** How its last turn ended. */
+  readonly lastReason: RunReason | undefined;
+  /** Its own budget (the scene's is `scene.budget`). */
+  readonly budget: Budget | undefined;
+};
+
+/** Why a scene stopped. */
+export type SceneStopReason = 'ticks' | 'quiet' | 'stopped' | 'budget' | 'signal';
+
+/** What `scene.run` and `scene.stop` resolve with. */
+export type SceneResult = {
+  reason: SceneStopReason;
+  /** More on why, e.g. which budget. */
+  detail?: string;
+  tick: number;
+  turns: number;
+  /** Turns that ended `error`. */
+  failures: number;
+  usage: BudgetUsage;
+};
+
+/** What one `scene.step()` did: how many turns ran, and how they ended. */
+export type TickReport = { tick: number; turns: number; outcomes: Partial<Record<RunReason, number>> };
+
+/** A live scene (`createScene`). */
+export type Scene = {
+  readonly name: string;
+  readonly bus: Bus;
+  readonly tick: number;
+  readonly seed: number;
+  readonly world: WorldState;
+  readonly agents: ReadonlyMap<string, SceneAgent>;
+  /** The scene's own budget, when it has one. */
+  readonly budget: Budget | undefined;
+  readonly started: boolean;
+  readonly stopped: boolean;
+  /** Adds an agent (before or during the run). */
+  add(member: CastMember): SceneAgent;
+  /** Publishes `scene.started`; in `real` and `accelerated` mode, starts ticking. */
+  start(): Promise<void>;
+  /** One tick: due agents take their turns; resolves once they have all settled. */
+  step(): Promise<TickReport>;
+  /** Starts if needed, then ticks until `ticks`, quiet, a budget, `stop()` or `signal`. */
+  run(options?: { ticks?: number; signal?: AbortSignal }): Promise<SceneResult>;
+  /** Aborts every run in flight, waits for them (bounded), publishes `scene.stopped`. Idempotent. */
+  stop(reason?: string): Promise<SceneResult>;
+  /** Publishes `scene.event` as the scene (wakes agents subscribed to it). */
+  emit(name: string, payload?: JsonValue): void;
+  /** Speech from outside the cast (a player, a narrator): heard like any agent's. */
+  say(from: string, text: string, to?: string): void;
+  /** A path of the world, for hosts: `scene.world.get('tavern.door')`. */
+  read(path: WorldPath): JsonValue | undefined;
+};
