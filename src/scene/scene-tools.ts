@@ -60,7 +60,8 @@ export function sceneTools(host: SceneToolHost): Tool[] {
       type: 'object',
       properties: {
         key: { type: 'string', maxLength: 64, pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$', description: 'The key to set.' },
-        value: { description: 'Any JSON value; null removes the key.' },
+        // Typed so that XML text converts: `3` is a number, `true` a boolean, `null` removes the key.
+        value: { type: ['null', 'boolean', 'number', 'array', 'object', 'string'], description: 'A number, true/false, text, a list or an object; null removes the key.' },
       },
       required: ['key', 'value'],
       additionalProperties: false,

@@ -107,13 +107,15 @@ export function createToolLimiters(): ToolLimiters {
   return new Map();
 }
 
-/** The limiter for a tool with a `concurrency`, created on first use; undefined when it has none. */
+/**
+ * The limiter for a tool: the one in the map (a scene's per-tool limit, or one made earlier), else
+ * one made for the tool's `concurrency` on first use; undefined when it has neither.
+ */
 export function toolLimiter(limiters: ToolLimiters, name: string, concurrency: number | undefined): LimitFunction | undefined {
-  if (concurrency === undefined) return undefined;
-  let limiter = limiters.get(name);
-  if (limiter === undefined) {
-    limiter = pLimit({ concurrency, rejectOnClear: true });
-    limiters.set(name, limiter);
-  }
+  // A limiter already in the map wins: a scene sets per-tool limits there for tools of any kind.
+  const existing = limiters.size === 0 ? undefined : limiters.get(name);
+  if (existing !== undefined || concurrency === undefined) return existing;
+  const limiter = pLimit({ concurrency, rejectOnClear: true });
+  limiters.set(name, limiter);
   return limiter;
 }

@@ -58,10 +58,12 @@ export function classifyError(error: unknown): ToolFailure {
 }
 
 function classify(error: unknown): ToolFailure {
-  const message = cap(error instanceof Error ? describeError(error) : `tool threw a non-Error value: ${preview(error)}`);
   if (error instanceof ToolError) {
+    // The tool chose its words (and its kind): no class name in front of them.
+    const message = cap(error.message === '' ? '(no message)' : error.message);
     return withHint({ kind: error.kind, message, retryable: error.retryable }, error.hint);
   }
+  const message = cap(error instanceof Error ? describeError(error) : `tool threw a non-Error value: ${preview(error)}`);
   const kind = kindFromChain(error);
   if (kind !== undefined) {
     return withHint({ kind, message, retryable: RETRYABLE_BY_DEFAULT[kind] }, HINTS[kind]);

@@ -46,7 +46,7 @@ describe('classifyError', () => {
   it('takes a ToolError as thrown', () => {
     expect(classifyError(new ToolError('rate limited', { kind: 'network', retryable: false }))).toEqual({
       kind: 'network',
-      message: 'ToolError: rate limited',
+      message: 'rate limited',
       retryable: false,
     });
     expect(classifyError(new ToolError('flaky', { kind: 'network' })).retryable).toBe(true);

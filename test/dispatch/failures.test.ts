@@ -51,7 +51,7 @@ describe('dispatchTurn: tools that throw (2a)', () => {
     expect(result).toMatchObject({
       status: 'failed',
       attempts: 1,
-      error: { kind: 'not_found', message: 'ToolError: no player 7', retryable: false, hint: 'list_players shows the ids' },
+      error: { kind: 'not_found', message: 'no player 7', retryable: false, hint: 'list_players shows the ids' },
     });
     expect(h.of('tool.failed')[0]?.data.error.hint).toBe('list_players shows the ids');
   });
