@@ -29,7 +29,7 @@ test('subscriptions narrow the envelope', () => {
     expectTypeOf(event.type).toEqualTypeOf<'agent.spawned' | 'agent.state' | 'agent.triggered' | 'agent.said' | 'agent.observation' | 'agent.finished'>();
   });
   bus.on('*', (event) => {
-    if (event.type === 'agent.finished') expectTypeOf(event.data.reason).toEqualTypeOf<'final_answer' | 'max_rounds' | 'aborted' | 'error'>();
+    if (event.type === 'agent.finished') expectTypeOf(event.data.reason).toEqualTypeOf<'final_answer' | 'max_rounds' | 'turn_ended' | 'budget' | 'aborted' | 'error'>();
   });
-  expectTypeOf<Envelope<'world.changed'>['data']>().toEqualTypeOf<{ path: string; value: unknown }>();
+  expectTypeOf<Envelope<'world.changed'>['data']>().toEqualTypeOf<{ path: string; value: unknown; tick: number }>();
 });

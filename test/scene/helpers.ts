@@ -18,7 +18,7 @@ export function act(tool: string, args: Record<string, string | number> = {}): s
 
 /** The events of one type, narrowed. */
 export function ofType<T extends Envelope['type']>(events: readonly Envelope[], type: T): Envelope<T>[] {
-  return events.filter((event): event is Envelope<T> => event.type === type);
+  return events.filter((event) => event.type === type) as Envelope<T>[];
 }
 
 /** A tool that does nothing but count its calls. */
