@@ -12,6 +12,7 @@ import type { Registry } from '../tools/registry.js';
 import type { RetryPolicy } from '../tools/types.js';
 import type { Agent, PendingApproval, RunOptions, RunResult } from './agent-options.js';
 import type { Budget } from './budget.js';
+import type { Publish } from './call-model.js';
 import { stableKey } from './stable-key.js';
 import type { RunState } from './run-state.js';
 import * as stages from './stages.js';
@@ -26,6 +27,8 @@ export type AgentConfig = {
   allowed: ReadonlySet<string> | undefined;
   protocol: 'xml' | 'native';
   systemPrompt: string;
+  /** The system prompt as the first message of every run (one frozen object), if there is one. */
+  systemMessage: ChatMessage | undefined;
   toolSpecs: readonly ToolSpec[] | undefined;
   limits: ProtocolLimits;
   maxRounds: number;
@@ -105,9 +108,9 @@ export class AgentRuntime implements Agent {
       return Promise.reject(new TroupeError('invalid_config', `agent.run: rounds must be a positive integer, got ${String(rounds)}`));
     }
     return new Promise<RunResult>((resolve) => {
-      const messages: ChatMessage[] = [];
-      if (this.config.systemPrompt !== '') messages.push({ role: 'system', content: this.config.systemPrompt });
-      messages.push({ role: 'user', content: input });
+      const system = this.config.systemMessage;
+      const user: ChatMessage = { role: 'user', content: input };
+      const messages: ChatMessage[] = system === undefined ? [user] : [system, user];
       const run: RunState = {
         number: ++this.runs,
         controller: this.takeController(),
@@ -180,7 +183,15 @@ export class AgentRuntime implements Agent {
   publish<K extends EventType>(type: K, data: TroupeEvents[K], cause?: string): Envelope<K> {
     const { meta } = this;
     meta.cause = cause ?? this.current?.cause;
-    return this.config.bus.publish(type, data, meta);
+    const envelope = this.config.bus.publish(type, data, meta);
+    // Hold no id between runs: an idle agent keeps nothing of its last turn alive.
+    meta.cause = undefined;
+    return envelope;
+  }
+
+  /** `publish` as a function value, for the dispatcher and the model call; made once, when first needed. */
+  get publishAsAgent(): Publish {
+    return (this.boundPublish ??= (type, data) => this.publish(type, data));
   }
 
   /** Sends an event to the machine on behalf of `run`, unless that run is over. */
@@ -237,6 +248,7 @@ export class AgentRuntime implements Agent {
   // listener left on its signal, hands its controller to the next run of this agent.
   private spare: AbortController | undefined;
   private reuses = 0;
+  private boundPublish: Publish | undefined;
 
   private takeController(): AbortController {
     const controller = this.spare ?? new AbortController();

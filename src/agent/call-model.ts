@@ -14,30 +14,48 @@ export const DEFAULT_MODEL_RETRY: Required<RetryPolicy> = { attempts: 3, backoff
  * exactly the `retry-after` the provider asked for). Every failed attempt is an `llm.error`; the
  * last one is rethrown as a ProviderError for the agent to fail on.
  */
-export async function callModel(
+export function callModel(
   provider: Provider,
   request: ModelRequest,
   policy: Required<RetryPolicy>,
   publish: Publish,
 ): Promise<ModelResponse> {
+  // The first attempt without an async frame: most calls answer, and a crowd makes many.
+  let first: Promise<ModelResponse>;
+  try {
+    first = provider.complete(request);
+  } catch (thrown) {
+    return retry(provider, request, policy, publish, thrown);
+  }
+  return first.then(undefined, (thrown: unknown) => retry(provider, request, policy, publish, thrown));
+}
+
+async function retry(
+  provider: Provider,
+  request: ModelRequest,
+  policy: Required<RetryPolicy>,
+  publish: Publish,
+  thrown: unknown,
+): Promise<ModelResponse> {
   for (let attempt = 1; ; attempt++) {
+    const error = toProviderError(thrown, request.signal);
+    // An abort is the caller's doing, not a provider failure: nothing to report or retry.
+    if (request.signal.aborted) throw error;
+    const again = error.retryable && attempt < policy.attempts;
+    publish('llm.error', {
+      round: request.round,
+      kind: error.kind,
+      message: error.message,
+      retryable: error.retryable,
+      attempt,
+    });
+    if (!again) throw error;
+    const backoff = Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (attempt - 1));
+    await sleepFor(error.retryAfterMs ?? backoff, request.signal);
     try {
       return await provider.complete(request);
-    } catch (thrown) {
-      const error = toProviderError(thrown, request.signal);
-      // An abort is the caller's doing, not a provider failure: nothing to report or retry.
-      if (request.signal.aborted) throw error;
-      const retry = error.retryable && attempt < policy.attempts;
-      publish('llm.error', {
-        round: request.round,
-        kind: error.kind,
-        message: error.message,
-        retryable: error.retryable,
-        attempt,
-      });
-      if (!retry) throw error;
-      const backoff = Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (attempt - 1));
-      await sleepFor(error.retryAfterMs ?? backoff, request.signal);
+    } catch (next) {
+      thrown = next;
     }
   }
 }

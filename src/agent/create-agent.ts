@@ -55,6 +55,7 @@ export function resolveConfig(options: AgentOptions): AgentConfig {
   const ownsLog = typeof options.log === 'string';
   log?.attach(bus);
   const manifest = manifestFor(offered, protocol);
+  const systemPrompt = [options.instructions?.trim(), manifest].filter((part) => part !== undefined && part !== '').join('\n\n');
   return {
     name,
     bus,
@@ -62,7 +63,8 @@ export function resolveConfig(options: AgentOptions): AgentConfig {
     registry,
     allowed,
     protocol,
-    systemPrompt: [options.instructions?.trim(), manifest].filter((part) => part !== undefined && part !== '').join('\n\n'),
+    systemPrompt,
+    systemMessage: systemPrompt === '' ? undefined : Object.freeze({ role: 'system', content: systemPrompt }),
     toolSpecs: protocol === 'native' ? specsFor(offered) : undefined,
     limits,
     maxRounds,

@@ -48,14 +48,17 @@ const STATE_CHANGES = Object.freeze(
   ),
 ) as Readonly<Record<AgentStateName, Readonly<Record<AgentStateName, TroupeEvents['agent.state']>>>>;
 
+const ONE_MODEL_CALL: Spend = Object.freeze({ modelCalls: 1 });
+const NO_TURN: RunState['turn'] = Object.freeze({ kind: 'none' });
+
 /** Asks the model for the next turn; reports `model.responded` or `model.failed`. */
 export function deliberate(host: AgentRuntime): void {
   const run = active(host);
   // Aborted before the first call (a signal that was already aborted): ask the model nothing.
   if (run.controller.signal.aborted) return host.send(run, 'aborted');
-  if (refusedByBudget(host, run, { modelCalls: 1 })) return;
+  if (refusedByBudget(host, run, ONE_MODEL_CALL)) return;
   run.round++;
-  run.turn = { kind: 'none' };
+  run.turn = NO_TURN;
   if (run.nudging) {
     run.messages.push({
       role: 'user',
@@ -65,16 +68,13 @@ export function deliberate(host: AgentRuntime): void {
     });
   }
   const request = host.request(run);
-  const requested = host.publish('llm.request', {
-    round: run.round,
-    provider: host.config.provider.name,
-    ...(host.config.provider.model !== undefined && { model: host.config.provider.model }),
-    messageCount: run.messages.length,
-    nudge: run.nudging,
-  });
+  const { provider } = host.config;
+  const requestData: TroupeEvents['llm.request'] = { round: run.round, provider: provider.name, messageCount: run.messages.length, nudge: run.nudging };
+  if (provider.model !== undefined) requestData.model = provider.model;
+  const requested = host.publish('llm.request', requestData);
   run.cause = requested.id;
   const startedAt = host.config.bus.clock();
-  callModel(host.config.provider, request, host.config.modelRetry, (type, data) => host.publish(type, data)).then(
+  callModel(provider, request, host.config.modelRetry, host.publishAsAgent).then(
     (response) => {
       if (host.current !== run || run.finished) return;
       // A provider that resolves something malformed fails the run; it must never hang it.
@@ -275,7 +275,7 @@ export function dispatch(host: AgentRuntime): void {
       signal: run.controller.signal,
       agent: config.name,
       ...(config.scene !== undefined && { scene: config.scene }),
-      publish: (type, data) => host.publish(type, data),
+      publish: host.publishAsAgent,
       // Made at the first dispatch: an agent that never calls a tool never pays for them.
       limiter: (config.limiter ??= pLimit({ concurrency: config.concurrency, rejectOnClear: true })),
       toolLimiters: (config.toolLimiters ??= createToolLimiters()),
@@ -284,6 +284,7 @@ export function dispatch(host: AgentRuntime): void {
       defaultTimeoutMs: config.toolTimeoutMs,
       // Durations on the bus clock: a run with an injected clock gives the same events every time.
       clock: config.bus.clock,
+      bus: config.bus,
       ...(config.log !== undefined && { assertRecorded: config.log.assertRecorded.bind(config.log) }),
     },
   ).then(
