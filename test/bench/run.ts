@@ -1,5 +1,6 @@
 import { cpus } from 'node:os';
 import { benchAgentRun } from './agent-run.bench.js';
+import { benchCrowd } from './crowd.bench.js';
 import type { Row } from './measure.js';
 import { benchParkedAgents } from './parked-agents.bench.js';
 import { benchStatechart } from './statechart.bench.js';
@@ -12,6 +13,7 @@ async function main(): Promise<void> {
   rows.push(...(await benchAgentRun(quick ? 2_000 : 20_000)));
   rows.push(...(await benchStatechart(quick ? 2_000 : 20_000)));
   rows.push(...(await benchParkedAgents(quick ? 1_000 : 10_000)));
+  rows.push(...(await benchCrowd(quick ? [1_000] : [1_000, 10_000, 100_000], quick ? 3 : 4)));
   const cpu = cpus()[0]?.model ?? 'unknown cpu';
   console.log(`troupe bench — node ${process.version}, ${cpus().length} cores (${cpu})\n`);
   console.log('| benchmark | iterations | µs/op | vs bare | note |');
