@@ -56,6 +56,8 @@ class SceneRuntime implements Scene {
   private readonly patterns = new Map<string, SceneMember[]>();
   private readonly speechListeners: SceneMember[] = [];
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Turns in flight at once (`limits.turns`). */
+  private readonly turnWindow: number;
   private tickCount = 0;
   private rotation = 0;
   private turnCount = 0;
@@ -99,6 +101,9 @@ class SceneRuntime implements Scene {
       this.bus.publish('world.changed', { path, value, tick: this.tickCount }, { scene: name, agent: writer?.agent, cause: writer?.cause });
     });
     const hearing = integer(options.hearing ?? 20, 'hearing', name);
+    this.turnWindow = integer(options.limits?.turns ?? 64, 'limits.turns', name);
+    integer(options.maxReplyChain ?? 6, 'maxReplyChain', name);
+    integer(options.stopTimeoutMs ?? 5_000, 'stopTimeoutMs', name);
     this.speech = new SpeechLog(Math.max(64, hearing * 4));
     const toolLimiters = createToolLimiters();
     for (const [tool, limit] of Object.entries(options.limits?.toolCalls ?? {})) {
@@ -233,11 +238,18 @@ class SceneRuntime implements Scene {
     this.rotation = picked.rotation;
     const outcomes: Partial<Record<RunReason, number>> = {};
     for (const member of picked.due) member.beginTurn(member.pending ?? TICK, this.heardBy(member), tick);
-    await inWindow(picked.due, integer(this.options.limits?.turns ?? 64, 'limits.turns', this.name), (member) => this.takeTurn(member, tick, outcomes));
-    return { tick, turns: picked.due.length, outcomes };
+    await inWindow(picked.due, this.turnWindow, (member) => this.takeTurn(member, tick, outcomes));
+    let turns = 0;
+    for (const count of Object.values(outcomes)) turns += count;
+    return { tick, turns, outcomes };
   }
 
   private async takeTurn(member: SceneMember, tick: number, outcomes: Partial<Record<RunReason, number>>): Promise<void> {
+    if (this.stopping !== undefined) {
+      // Queued behind the window when the scene stopped: the turn never starts.
+      member.busy = false;
+      return;
+    }
     const { reason, detail, cause } = member.trigger!;
     const triggered = this.bus.publish(
       'agent.triggered',
@@ -246,7 +258,6 @@ class SceneRuntime implements Scene {
     );
     let ended: RunReason = 'error';
     try {
-      if (this.stopping !== undefined) return void (ended = 'aborted');
       const input = member.scripted ? BRAIN_INPUT : perceptionText(member.perceive({ round: 1 }, tick, this.world));
       const result = await member.runtime.run(input, { rounds: member.rounds, cause: triggered.id });
       ended = result.reason;
