@@ -1,4 +1,5 @@
 import pLimit, { type LimitFunction } from 'p-limit';
+import type { Bus } from '../bus/bus.js';
 import type { Envelope, EventType, TroupeEvents } from '../bus/events.js';
 import type { Args, ToolCall } from '../protocol/types.js';
 import { createToolLimiters, type ToolLimiters } from './acquire-slot.js';
@@ -55,6 +56,16 @@ export type DispatchOptions = {
    * scripted runs publish identical events. Timeouts still run on real (or faked) timers.
    */
   clock?: () => number;
+  /**
+   * The bus `publish` publishes on. Tools that run other tools need it: a nested call's events
+   * name the call that made it as their `cause`, and a skill's child agent runs on it.
+   */
+  bus?: Bus;
+  /**
+   * Tool names of the calls this turn's calls are nested in, outermost first. Set by
+   * `context.dispatcher.dispatch`; skills read it to refuse recursion and deep nesting.
+   */
+  enclosing?: readonly string[];
 };
 
 type Entry = { call: ToolCall; tool: Tool };
@@ -93,6 +104,7 @@ export async function dispatchTurn(calls: readonly Entry[], options: DispatchOpt
     realClock: options.clock === undefined,
     defaultTimeoutMs: options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS,
     zombieGraceMs: options.zombieGraceMs ?? DEFAULT_ZOMBIE_GRACE_MS,
+    dispatchNested: dispatchTurn,
     onHostFailure: (error) => {
       if (hostError !== undefined) return;
       hostError = { error };

@@ -2,7 +2,7 @@ import type { Args } from '../protocol/types.js';
 import { classifyError } from './classify-error.js';
 import type { DispatchStats } from './dispatch-stats.js';
 import type { StopScope, Stoppable } from './stop-scope.js';
-import type { Tool, ToolContext, ToolFailure } from './types.js';
+import type { CallDispatcher, Tool, ToolContext, ToolFailure } from './types.js';
 
 /** How one attempt ended, as far as the caller is concerned. */
 export type AttemptOutcome = { ok: true; output: unknown } | { ok: false; failure: ToolFailure };
@@ -10,10 +10,15 @@ export type AttemptOutcome = { ok: true; output: unknown } | { ok: false; failur
 /** What a zombie did after its attempt had already failed. */
 export type ZombieReport = { settled: 'pending' | 'resolved' | 'rejected'; lateOutput?: unknown };
 
+/** What makes `context.dispatcher` for an attempt, given the attempt's signal (the running call). */
+export type DispatcherSource = { dispatcherFor(signal: AbortSignal): CallDispatcher };
+
 export type AttemptOptions = {
   tool: Tool;
   args: Args;
-  context: Omit<ToolContext, 'signal'>;
+  context: Omit<ToolContext, 'signal' | 'dispatcher'>;
+  /** Makes `context.dispatcher` on first read; without it the context has none. */
+  source?: DispatcherSource;
   /** The turn's stop: agent abort, scene stop, or the dispatcher stopping on a host failure. */
   scope: StopScope;
   /** 0 = no limit. */
@@ -37,7 +42,9 @@ export type AttemptOptions = {
  * attempt fails at once (`timeout` or `aborted`) whether or not the tool listens. A tool that
  * resolves after that is a zombie: its result is reported through `onZombie` and never returned.
  * A tool still pending after `zombieGraceMs` is reported once as `pending`. A rejection after the
- * abort is the well-behaved answer to the signal and is not a zombie.
+ * abort is the well-behaved answer to the signal and is not a zombie. One exception: an attempt
+ * that read `context.dispatcher` (a skill) fails once its body settles, within `zombieGraceMs`,
+ * so that its nested calls and child agents report their ends before it does.
  */
 export function runAttempt(options: AttemptOptions): AttemptOutcome | Promise<AttemptOutcome> {
   // A publish listener may have aborted the agent after `tool.started`.
@@ -64,6 +71,9 @@ class Attempt implements Stoppable {
   readonly #options: AttemptOptions;
   #state: typeof RUNNING | typeof SETTLED | typeof ABORTED = RUNNING;
   #controller: AbortController | undefined;
+  #dispatcher: CallDispatcher | undefined;
+  /** The failure of an aborted attempt with nested calls, until its body settles. */
+  #deferred: ToolFailure | undefined;
   #aborted = false;
   #abortReason: unknown;
   #resolve: ((outcome: AttemptOutcome) => void) | undefined;
@@ -83,6 +93,13 @@ class Attempt implements Stoppable {
       if (this.#aborted) this.#controller.abort(this.#abortReason);
     }
     return this.#controller.signal;
+  }
+
+  /** The dispatcher the tool sees, made on first read: nested calls stop with this attempt. */
+  dispatcher(): CallDispatcher | undefined {
+    const source = this.#options.source;
+    if (source === undefined) return undefined;
+    return (this.#dispatcher ??= source.dispatcherFor(this.signal()));
   }
 
   track(running: Promise<unknown>): Promise<AttemptOutcome> {
@@ -118,6 +135,7 @@ class Attempt implements Stoppable {
 
   graceOver(): void {
     this.#grace = undefined;
+    this.#deliverDeferred();
     const { stats } = this.#options;
     this.#reportedPending = true;
     stats.zombies++;
@@ -130,6 +148,17 @@ class Attempt implements Stoppable {
     this.#state = ABORTED;
     this.#aborted = true;
     this.#abortReason = reason;
+    if (this.#dispatcher !== undefined) {
+      // A tool that made nested calls (a skill): they stop with its signal and report their own
+      // failures, so its failure waits for its body to settle (at most the grace period). A log
+      // then never shows a call ending before the calls it made, nor a run finishing before them.
+      this.#deferred = failure;
+      clearTimeout(this.#timer);
+      this.#controller?.abort(reason);
+      this.#grace = setTimeout(onGraceOver, this.#options.zombieGraceMs, this);
+      this.#grace.unref?.();
+      return;
+    }
     this.#end({ ok: false, failure });
     this.#controller?.abort(reason);
     // The grace period starts only now that an abort has happened.
@@ -145,9 +174,10 @@ class Attempt implements Stoppable {
       return;
     }
     if (this.#state !== ABORTED) return;
-    // A zombie settling: the attempt has already failed and been delivered.
+    // A zombie settling: the attempt has already failed (and been delivered, unless deferred).
     this.#state = SETTLED;
     clearTimeout(this.#grace);
+    this.#deliverDeferred();
     const { stats } = this.#options;
     if (ok) {
       if (this.#reportedPending) stats.zombiesRunning--;
@@ -158,6 +188,14 @@ class Attempt implements Stoppable {
       stats.zombiesRunning--;
       this.#report({ settled: 'rejected' });
     }
+  }
+
+  /** Delivers a failure held back until the body of a tool with nested calls settled. */
+  #deliverDeferred(): void {
+    const failure = this.#deferred;
+    if (failure === undefined) return;
+    this.#deferred = undefined;
+    this.#end({ ok: false, failure });
   }
 
   #end(outcome: AttemptOutcome): void {
@@ -178,8 +216,9 @@ class Attempt implements Stoppable {
 /**
  * The `ToolContext` a tool receives. `signal` is an own enumerable getter, so `{ ...context }`
  * still carries it, and it makes the `AbortController` only when a tool reads it: most tools that
- * answer synchronously never do, and a controller costs microseconds in Node 20. The attempt
- * behind it is private, out of the tool's reach.
+ * answer synchronously never do, and a controller costs microseconds in Node 20. `dispatcher`
+ * is a getter on the prototype instead: only skills read it, and it need not survive a copy. The
+ * attempt behind both is private, out of the tool's reach.
  */
 class AttemptContext implements ToolContext {
   // Declared, not initialised: the constructor sets them in the order the old context had.
@@ -199,13 +238,17 @@ class AttemptContext implements ToolContext {
     configurable: true,
   };
 
-  constructor(owner: Attempt, context: Omit<ToolContext, 'signal'>) {
+  constructor(owner: Attempt, context: Omit<ToolContext, 'signal' | 'dispatcher'>) {
     this.#owner = owner;
     this.agent = context.agent;
     if (context.scene !== undefined) this.scene = context.scene;
     this.callId = context.callId;
     this.attempt = context.attempt;
     Object.defineProperty(this, 'signal', AttemptContext.#signalProperty);
+  }
+
+  get dispatcher(): CallDispatcher | undefined {
+    return this.#owner.dispatcher();
   }
 }
 

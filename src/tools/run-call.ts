@@ -1,12 +1,12 @@
 import type { LimitFunction } from 'p-limit';
 import type { Args, ToolCall } from '../protocol/types.js';
 import { acquireSlots, hasFreeSlot, holdSlot, toolLimiter, type ReleaseSlot, type ToolLimiters } from './acquire-slot.js';
-import type { CallResult, DispatchOptions } from './dispatch-turn.js';
+import type { CallResult, DispatchOptions, dispatchTurn, Publish } from './dispatch-turn.js';
 import type { DispatchStats } from './dispatch-stats.js';
 import { freezeArgs } from './freeze-args.js';
-import { abortedFailure, runAttempt, type AttemptOutcome, type ZombieReport } from './run-attempt.js';
+import { abortedFailure, runAttempt, type AttemptOutcome, type DispatcherSource, type ZombieReport } from './run-attempt.js';
 import type { StopScope } from './stop-scope.js';
-import type { Tool, ToolFailure } from './types.js';
+import type { CallDispatcher, Tool, ToolFailure } from './types.js';
 
 export const DEFAULT_BACKOFF_MS = 100;
 export const DEFAULT_MAX_BACKOFF_MS = 5_000;
@@ -25,6 +25,8 @@ export type TurnContext = {
   realClock: boolean;
   defaultTimeoutMs: number;
   zombieGraceMs: number;
+  /** `dispatchTurn` itself, for nested calls: a reference, so this module imports it as a type only. */
+  dispatchNested: typeof dispatchTurn;
   onHostFailure: (error: unknown) => void;
 };
 
@@ -96,7 +98,7 @@ async function continueCall(run: CallRun, pending: Promise<AttemptOutcome> | und
 }
 
 /** One call's state across its attempts. */
-class CallRun {
+class CallRun implements DispatcherSource {
   readonly call: ToolCall;
   readonly tool: Tool;
   readonly turn: TurnContext;
@@ -108,6 +110,8 @@ class CallRun {
   #timeoutMs = 0;
   #firstStart: number | undefined = undefined;
   #attemptStart = 0;
+  /** The id of the current attempt's `tool.started`. */
+  startedId = '';
 
   constructor(call: ToolCall, tool: Tool, turn: TurnContext) {
     this.call = call;
@@ -139,10 +143,12 @@ class CallRun {
     const started = turn.options.publish('tool.started', { callId: call.callId, name: call.name, args: this.args, attempt: this.attempts });
     // Write-ahead: a tool runs only once its start is on record. Fail closed otherwise.
     turn.options.assertRecorded?.(started);
+    this.startedId = started.id;
     const outcome = runAttempt({
       tool: this.tool,
       args: this.args,
       context: { agent: turn.options.agent, scene: turn.options.scene, callId: call.callId, attempt: this.attempts },
+      source: this,
       scope: turn.scope,
       timeoutMs: this.#timeoutMs,
       startedAt,
@@ -152,7 +158,8 @@ class CallRun {
     });
     if (release === undefined && outcome instanceof Promise) {
       // Nothing else has run since `hasFreeSlot` said yes, unless the tool itself dispatched
-      // through the same limiter synchronously, which p-limit forbids anyway (it deadlocks).
+      // through the same limiter synchronously, which p-limit forbids anyway (it deadlocks). A
+      // skill's nested calls may have run, but they take neither this limiter nor this tool's.
       holdSlot(this.toolLimiter, outcome);
       holdSlot(turn.limiter, outcome);
     }
@@ -196,6 +203,71 @@ class CallRun {
   result(failure: ToolFailure, durationMs: number): CallResult {
     const { callId, name } = this.call;
     return { callId, name, args: this.args, status: 'failed', error: failure, durationMs, attempts: this.attempts };
+  }
+
+  dispatcherFor(signal: AbortSignal): CallDispatcher {
+    return new NestedDispatcher(this, signal);
+  }
+}
+
+/**
+ * `context.dispatcher` of one attempt. Nested calls share the turn's per-tool limiters, stats,
+ * write-ahead check, clock, sleep and defaults, and stop with the attempt's signal (agent abort,
+ * scene stop, the calling tool's timeout). They never take the global limiter: the calling tool
+ * holds one of its slots while it waits for them, so with a limit of 1 they would wait forever.
+ */
+class NestedDispatcher implements CallDispatcher {
+  readonly startedId: string;
+  readonly #run: CallRun;
+  readonly #signal: AbortSignal;
+
+  constructor(run: CallRun, signal: AbortSignal) {
+    this.#run = run;
+    this.#signal = signal;
+    this.startedId = run.startedId;
+  }
+
+  get enclosing(): readonly string[] | undefined {
+    return this.#run.turn.options.enclosing;
+  }
+
+  get bus(): DispatchOptions['bus'] {
+    return this.#run.turn.options.bus;
+  }
+
+  get toolLimiters(): TurnContext['toolLimiters'] {
+    return this.#run.turn.toolLimiters;
+  }
+
+  get assertRecorded(): DispatchOptions['assertRecorded'] {
+    return this.#run.turn.options.assertRecorded;
+  }
+
+  async dispatch(calls: readonly { call: ToolCall; tool: Tool }[], enclosing: readonly string[]): Promise<CallResult[]> {
+    const { turn } = this.#run;
+    const { options } = turn;
+    const { bus } = options;
+    // With the bus at hand, nested events name the call that made them as their cause, so a log
+    // reads as a tree; the agent's own `publish` would name the turn's cause instead.
+    const meta = { agent: options.agent, scene: options.scene, cause: this.startedId };
+    const publish: Publish = bus === undefined ? options.publish : (type, data) => bus.publish(type, data, meta);
+    try {
+      return await turn.dispatchNested(calls, {
+        ...options,
+        signal: this.#signal,
+        publish,
+        limiter: undefined,
+        toolLimiters: turn.toolLimiters,
+        stats: turn.stats,
+        sleep: turn.sleep,
+        sequential: true,
+        enclosing,
+      });
+    } catch (error) {
+      // A nested `tool.started` the log could not record stops the calling turn too: fail closed.
+      turn.onHostFailure(error);
+      throw error;
+    }
   }
 }
 

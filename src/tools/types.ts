@@ -1,4 +1,8 @@
-import type { Args } from '../protocol/types.js';
+import type { Bus } from '../bus/bus.js';
+import type { Envelope } from '../bus/events.js';
+import type { Args, ToolCall } from '../protocol/types.js';
+import type { ToolLimiters } from './acquire-slot.js';
+import type { CallResult } from './dispatch-turn.js';
 
 /** A JSON Schema object as plain data. Tool parameters must be `{ type: 'object', … }`. */
 export type JsonSchema = { [key: string]: unknown };
@@ -36,6 +40,42 @@ export type ToolContext = {
   callId: string;
   /** 1 for the first attempt. */
   attempt: number;
+  /**
+   * The dispatcher running this call, for tools that run other tools (skills do: `defineSkill`).
+   * A getter on the context's prototype, made on first read: tools that never read it pay
+   * nothing, and a copy of the context (`{ ...context }`) does not carry it. Undefined in a
+   * context that the dispatcher did not make.
+   */
+  readonly dispatcher?: CallDispatcher;
+};
+
+/**
+ * The dispatcher that runs a call, as that call sees it (`context.dispatcher`). Calls made through
+ * it are nested calls: they run under the calling attempt's signal, with the agent's per-tool
+ * limiters, write-ahead check, clock and defaults, but without its global limiter, whose slot the
+ * calling tool already holds (p-limit deadlocks when a task waits for its own limiter).
+ */
+export type CallDispatcher = {
+  /**
+   * Tool names of the calls this call is nested in, outermost first (`DispatchOptions.enclosing`);
+   * undefined for a call of a turn that was not dispatched from inside a tool.
+   */
+  readonly enclosing: readonly string[] | undefined;
+  /** The id of this attempt's `tool.started` event: the `cause` of the nested calls' events. */
+  readonly startedId: string;
+  /** The bus the agent publishes on, when the dispatcher was given it (`DispatchOptions.bus`). */
+  readonly bus: Bus | undefined;
+  /** The per-tool limiters this dispatcher uses; shared with the agent, and the scene if any. */
+  readonly toolLimiters: ToolLimiters;
+  /** The write-ahead check the calls of this dispatcher go through, if any. */
+  readonly assertRecorded: ((event: Envelope<'tool.started'>) => void) | undefined;
+  /**
+   * Runs validated calls one at a time, in order, as nested calls of this one (`enclosing` is
+   * the nesting they run at, this call's name last). Like `dispatchTurn`, it never rejects for a
+   * tool's failure; it rejects on a host failure (a `tool.started` the log could not record),
+   * which also stops the calling turn.
+   */
+  dispatch(calls: readonly { call: ToolCall; tool: Tool }[], enclosing: readonly string[]): Promise<CallResult[]>;
 };
 
 /** The options of `defineTool` (DESIGN.md §8). */

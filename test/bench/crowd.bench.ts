@@ -58,8 +58,8 @@ function bareCrowd(npcs: number, ticks: number): number {
       const dx = Number(text.slice(text.indexOf('<dx>') + 4, text.indexOf('</dx>')));
       const dy = Number(text.slice(text.indexOf('<dy>') + 4, text.indexOf('</dy>')));
       if (!Number.isInteger(dx) || !Number.isInteger(dy)) throw new Error('bad arguments');
-      positions[npc * 2] += dx;
-      positions[npc * 2 + 1] += dy;
+      positions[npc * 2] = positions[npc * 2]! + dx;
+      positions[npc * 2 + 1] = positions[npc * 2 + 1]! + dy;
       events.push({ type: 'tool.completed', npc, dx, dy });
       if (events.length > 1024) events.length = 0;
     }
