@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import { pino, type Logger } from 'pino';
 import { Budget } from '../agent/budget.js';
 import { createBus, type Bus, type Unsubscribe } from '../bus/bus.js';
@@ -6,13 +5,13 @@ import type { Envelope, Pattern, RunReason } from '../bus/events.js';
 import { randomIds, sequentialIds } from '../bus/ids.js';
 import { ConfigError, SceneError } from '../errors.js';
 import { createSessionLog, type SessionLog } from '../record/session-log.js';
-import { createToolLimiters } from '../tools/acquire-slot.js';
 import { Cast } from './cast.js';
 import { frozenJson } from './json-value.js';
-import { perceptionText } from './perception-text.js';
-import { inWindow, resolveClock, type SceneClock } from './scene-clock.js';
+import { takeTurn } from './take-turn.js';
+import { inWindow, type SceneClock } from './scene-clock.js';
+import { resolveSceneOptions, type ResolvedScene } from './scene-options.js';
 import type { PendingTrigger, SceneMember } from './scene-member.js';
-import { sceneTools, BUILT_IN_TOOLS } from './scene-tools.js';
+import { sceneTools } from './scene-tools.js';
 import { dueMembers, isQuiet, wakeOnSpeech, wakeOnEvent, wakeOnTimers } from './schedule.js';
 import { SpeechLog } from './speech-log.js';
 import type { CastMember, Scene, SceneAgent, SceneOptions, SceneResult, SceneStopReason, TickReport } from './types.js';
@@ -20,8 +19,6 @@ import { createWorld } from './world-state.js';
 import type { JsonValue, WorldPath, WorldState } from './world-types.js';
 
 const silent: Logger = pino({ level: 'silent' });
-/** What a brain-driven agent gets as its run input: its brain reads the perception object instead. */
-const BRAIN_INPUT = '(perception given to the brain)';
 
 /**
  * Creates a scene: a world, a cast of agents (model-driven, brain-driven or mixed), a clock and a
@@ -48,16 +45,14 @@ class SceneRuntime implements Scene {
   private readonly clock: SceneClock;
   private readonly cast: Cast;
   private readonly speech: SpeechLog;
-  private readonly options: SceneOptions;
-  private readonly logger: Logger;
+  private readonly options: ResolvedScene;
+  readonly logger: Logger;
   private readonly log: SessionLog | undefined;
   private readonly ownsLog: boolean;
   private readonly subscriptions: Unsubscribe[] = [];
   private readonly patterns = new Map<string, SceneMember[]>();
   private readonly speechListeners: SceneMember[] = [];
   private readonly inFlight = new Set<Promise<unknown>>();
-  /** Turns in flight at once (`limits.turns`). */
-  private readonly turnWindow: number;
   private tickCount = 0;
   private rotation = 0;
   private turnCount = 0;
@@ -71,19 +66,12 @@ class SceneRuntime implements Scene {
   private readonly whenStopped = new Promise<SceneResult>((resolve) => (this.resolveStopped = resolve));
 
   constructor(options: SceneOptions) {
-    if (options === null || typeof options !== 'object') throw new ConfigError('createScene(options) takes an object');
-    const { name } = options;
-    if (typeof name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
-      throw new ConfigError(`createScene: name ${JSON.stringify(name)} must be 1–64 letters, digits, "_", "." or "-"`);
-    }
-    const schedule = options.schedule ?? 'trigger';
-    if (!['trigger', 'round-robin', 'every-tick'].includes(schedule)) {
-      throw new ConfigError(`createScene "${name}": schedule must be 'trigger', 'round-robin' or 'every-tick', got ${JSON.stringify(schedule)}`);
-    }
-    this.options = { ...options, schedule };
+    const resolved = resolveSceneOptions(options);
+    const { name } = resolved;
+    this.options = resolved;
     this.name = name;
-    this.clock = resolveClock(options.clock, name);
-    this.seed = options.seed === undefined ? (Math.random() * 0x7fff_ffff) | 0 : integer(options.seed, 'seed', name);
+    this.clock = resolved.clock;
+    this.seed = resolved.seed;
     // A stepped scene runs on simulated time with counted ids, so the same seed gives the same events.
     this.bus =
       options.bus ??
@@ -100,34 +88,22 @@ class SceneRuntime implements Scene {
     this.world = createWorld(options.world ?? {}, (path, value, writer) => {
       this.bus.publish('world.changed', { path, value, tick: this.tickCount }, { scene: name, agent: writer?.agent, cause: writer?.cause });
     });
-    const hearing = integer(options.hearing ?? 20, 'hearing', name);
-    this.turnWindow = integer(options.limits?.turns ?? 64, 'limits.turns', name);
-    integer(options.maxReplyChain ?? 6, 'maxReplyChain', name);
-    integer(options.stopTimeoutMs ?? 5_000, 'stopTimeoutMs', name);
-    this.speech = new SpeechLog(Math.max(64, hearing * 4));
-    const toolLimiters = createToolLimiters();
-    for (const [tool, limit] of Object.entries(options.limits?.toolCalls ?? {})) {
-      toolLimiters.set(tool, pLimit({ concurrency: integer(limit, `limits.toolCalls.${tool}`, name), rejectOnClear: true }));
-    }
-    const omitted = new Set(options.withoutTools ?? []);
-    for (const tool of omitted) {
-      if (!(BUILT_IN_TOOLS as readonly string[]).includes(tool)) throw new ConfigError(`createScene "${name}": withoutTools names "${tool}", not a built-in tool (${BUILT_IN_TOOLS.join(', ')})`);
-    }
+    this.speech = new SpeechLog(Math.max(64, resolved.hearing * 4));
     const builtIns = sceneTools({
       name,
       bus: this.bus,
       world: this.world,
       member: (agent) => this.members.get(agent),
       memberNames: () => this.order.map((member) => member.name),
-    }).filter((tool) => !omitted.has(tool.name));
+    }).filter((tool) => !resolved.omitted.has(tool.name));
     this.cast = new Cast({
       scene: name,
       bus: this.bus,
       seed: this.seed,
       sharedTools: [...builtIns, ...(options.tools ?? [])],
-      toolLimiter: pLimit({ concurrency: integer(options.limits?.tools ?? 64, 'limits.tools', name), rejectOnClear: true }),
-      toolLimiters,
-      modelLimit: (provider) => modelLimit(options.limits?.modelCalls, provider, name),
+      toolLimiter: resolved.toolLimiter,
+      toolLimiters: resolved.toolLimiters,
+      modelLimit: resolved.modelLimit,
       sceneBudget: this.budget,
       log: this.log,
       logger: options.logger,
@@ -188,7 +164,10 @@ class SceneRuntime implements Scene {
 
   async run(options: { ticks?: number; signal?: AbortSignal } = {}): Promise<SceneResult> {
     if (this.stopping !== undefined) throw new SceneError(`scene "${this.name}" has stopped; create a new scene to run again`);
-    const ticks = options.ticks === undefined ? Number.POSITIVE_INFINITY : integer(options.ticks, 'run ticks', this.name);
+    const { ticks = Number.POSITIVE_INFINITY } = options;
+    if (ticks !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(ticks) || ticks < 1)) {
+      throw new ConfigError(`scene "${this.name}": run({ ticks }) must be a positive integer, got ${String(ticks)}`);
+    }
     const { signal } = options;
     if (signal?.aborted) return this.stop('signal');
     signal?.addEventListener('abort', () => void this.stop('signal'), { once: true });
@@ -234,49 +213,30 @@ class SceneRuntime implements Scene {
     const tick = ++this.tickCount;
     this.bus.publish('scene.tick', { tick }, { scene: this.name });
     wakeOnTimers(this.order, tick);
-    const picked = dueMembers(this.options.schedule!, this.order, tick, this.rotation);
+    const picked = dueMembers(this.options.schedule, this.order, tick, this.rotation);
     this.rotation = picked.rotation;
     const outcomes: Partial<Record<RunReason, number>> = {};
     for (const member of picked.due) member.beginTurn(member.pending ?? TICK, this.heardBy(member), tick);
-    await inWindow(picked.due, this.turnWindow, (member) => this.takeTurn(member, tick, outcomes));
+    await inWindow(picked.due, this.options.turnWindow, (member) => this.turn(member, tick, outcomes));
     let turns = 0;
     for (const count of Object.values(outcomes)) turns += count;
     return { tick, turns, outcomes };
   }
 
-  private async takeTurn(member: SceneMember, tick: number, outcomes: Partial<Record<RunReason, number>>): Promise<void> {
+  private async turn(member: SceneMember, tick: number, outcomes: Partial<Record<RunReason, number>>): Promise<void> {
     if (this.stopping !== undefined) {
       // Queued behind the window when the scene stopped: the turn never starts.
       member.busy = false;
       return;
     }
-    const { reason, detail, cause } = member.trigger!;
-    const triggered = this.bus.publish(
-      'agent.triggered',
-      detail === undefined ? { reason, tick } : { reason, detail, tick },
-      { agent: member.name, scene: this.name, cause },
-    );
-    let ended: RunReason = 'error';
-    try {
-      const input = member.scripted ? BRAIN_INPUT : perceptionText(member.perceive({ round: 1 }, tick, this.world));
-      const result = await member.runtime.run(input, { rounds: member.rounds, cause: triggered.id });
-      ended = result.reason;
-      member.lastObservation = result.observation;
-      if (ended === 'budget' && member.budget?.exhausted !== undefined) member.retired = true;
-    } catch (error) {
-      // A host error (the agent was closed, or busy through a host's own run): the others go on.
-      this.logger.error({ agent: member.name, err: error }, 'scene turn failed');
-    } finally {
-      member.busy = false;
-      member.lastReason = ended;
-      this.turnCount++;
-      if (ended === 'error') this.failures++;
-      outcomes[ended] = (outcomes[ended] ?? 0) + 1;
-    }
+    const ended = await takeTurn(this, member, tick);
+    this.turnCount++;
+    if (ended === 'error') this.failures++;
+    outcomes[ended] = (outcomes[ended] ?? 0) + 1;
   }
 
   private heardBy(member: SceneMember) {
-    const heard = this.speech.seq > member.heardUpTo ? this.speech.since(member.heardUpTo, member.name, this.options.hearing ?? 20) : NO_SPEECH;
+    const heard = this.speech.seq > member.heardUpTo ? this.speech.since(member.heardUpTo, member.name, this.options.hearing) : NO_SPEECH;
     member.heardUpTo = this.speech.seq;
     return heard;
   }
@@ -284,7 +244,7 @@ class SceneRuntime implements Scene {
   private endReason(): { reason: SceneStopReason; detail?: string } | undefined {
     const exhausted = this.budget?.exhausted;
     if (exhausted !== undefined) return { reason: 'budget', detail: exhausted.message };
-    if (isQuiet(this.options.schedule!, this.order)) return { reason: 'quiet' };
+    if (isQuiet(this.options.schedule, this.order)) return { reason: 'quiet' };
     return undefined;
   }
 
@@ -308,7 +268,7 @@ class SceneRuntime implements Scene {
     clearInterval(this.timer);
     clearTimeout(this.wallTimer);
     for (const member of this.order) if (member.busy) member.runtime.abort(`scene stopped: ${reason}`);
-    const timeoutMs = this.options.stopTimeoutMs ?? 5_000;
+    const timeoutMs = this.options.stopTimeoutMs;
     let timeout: ReturnType<typeof setTimeout> | undefined;
     const settled = await Promise.race([
       Promise.allSettled([...this.inFlight]).then(() => true),
@@ -360,7 +320,7 @@ class SceneRuntime implements Scene {
       speechListeners: this.speechListeners,
       speech: this.speech,
       tick: this.tickCount,
-      maxReplyChain: this.options.maxReplyChain ?? 6,
+      maxReplyChain: this.options.maxReplyChain,
       logger: this.logger,
     };
   }
@@ -368,15 +328,3 @@ class SceneRuntime implements Scene {
 
 const TICK: PendingTrigger = Object.freeze({ reason: 'tick', depth: 0 });
 const NO_SPEECH = Object.freeze([]);
-
-function integer(value: unknown, option: string, scene: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < (option === 'seed' ? Number.MIN_SAFE_INTEGER : 1)) {
-    throw new ConfigError(`createScene "${scene}": ${option} must be ${option === 'seed' ? 'an integer' : 'a positive integer'}, got ${String(value)}`);
-  }
-  return value;
-}
-
-function modelLimit(limits: number | Record<string, number> | undefined, provider: string, scene: string): number {
-  const value = typeof limits === 'number' ? limits : (limits?.[provider] ?? limits?.['*'] ?? 8);
-  return integer(value, `limits.modelCalls for "${provider}"`, scene);
-}

@@ -2,7 +2,7 @@ import { WorldError } from '../errors.js';
 import { frozenJson } from './json-value.js';
 import { PathLocks } from './path-lock.js';
 import { pathKeys, pathText, type PathKeys } from './world-path.js';
-import type { JsonValue, WorldPath, WorldState, WorldWriter } from './world-types.js';
+import type { JsonValue, WorldState, WorldWriter } from './world-types.js';
 
 type Container = { [key: string]: JsonValue } | JsonValue[];
 

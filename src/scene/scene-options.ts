@@ -1,0 +1,73 @@
+import pLimit, { type LimitFunction } from 'p-limit';
+import { ConfigError } from '../errors.js';
+import { createToolLimiters, type ToolLimiters } from '../tools/acquire-slot.js';
+import { resolveClock, type SceneClock } from './scene-clock.js';
+import { BUILT_IN_TOOLS } from './scene-tools.js';
+import type { SchedulePolicy, SceneOptions } from './types.js';
+
+/** `SceneOptions` checked, with every default filled in. */
+export type ResolvedScene = {
+  name: string;
+  schedule: SchedulePolicy;
+  clock: SceneClock;
+  seed: number;
+  hearing: number;
+  turnWindow: number;
+  maxReplyChain: number;
+  stopTimeoutMs: number;
+  /** Built-in tools the scene leaves out. */
+  omitted: ReadonlySet<string>;
+  toolLimiter: LimitFunction;
+  toolLimiters: ToolLimiters;
+  modelLimit(provider: string): number;
+};
+
+const SCHEDULES: readonly SchedulePolicy[] = ['trigger', 'round-robin', 'every-tick'];
+
+/** Checks the options of `createScene`; throws a ConfigError naming the first one that cannot work. */
+export function resolveSceneOptions(options: SceneOptions): ResolvedScene {
+  if (options === null || typeof options !== 'object') throw new ConfigError('createScene(options) takes an object');
+  const { name } = options;
+  if (typeof name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
+    throw new ConfigError(`createScene: name ${JSON.stringify(name)} must be 1–64 letters, digits, "_", "." or "-"`);
+  }
+  const positive = (value: unknown, option: string): number => {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+      throw new ConfigError(`createScene "${name}": ${option} must be a positive integer, got ${String(value)}`);
+    }
+    return value;
+  };
+  const schedule = options.schedule ?? 'trigger';
+  if (!SCHEDULES.includes(schedule)) {
+    throw new ConfigError(`createScene "${name}": schedule must be 'trigger', 'round-robin' or 'every-tick', got ${JSON.stringify(schedule)}`);
+  }
+  if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) {
+    throw new ConfigError(`createScene "${name}": seed must be an integer, got ${String(options.seed)}`);
+  }
+  const omitted = new Set(options.withoutTools ?? []);
+  for (const tool of omitted) {
+    if (!(BUILT_IN_TOOLS as readonly string[]).includes(tool)) {
+      throw new ConfigError(`createScene "${name}": withoutTools names "${tool}", not a built-in tool (${BUILT_IN_TOOLS.join(', ')})`);
+    }
+  }
+  const toolLimiters = createToolLimiters();
+  for (const [tool, limit] of Object.entries(options.limits?.toolCalls ?? {})) {
+    toolLimiters.set(tool, pLimit({ concurrency: positive(limit, `limits.toolCalls.${tool}`), rejectOnClear: true }));
+  }
+  const models = options.limits?.modelCalls;
+  return {
+    name,
+    schedule,
+    clock: resolveClock(options.clock, name),
+    seed: options.seed ?? (Math.random() * 0x7fff_ffff) | 0,
+    hearing: positive(options.hearing ?? 20, 'hearing'),
+    turnWindow: positive(options.limits?.turns ?? 64, 'limits.turns'),
+    maxReplyChain: positive(options.maxReplyChain ?? 6, 'maxReplyChain'),
+    stopTimeoutMs: positive(options.stopTimeoutMs ?? 5_000, 'stopTimeoutMs'),
+    omitted,
+    toolLimiter: pLimit({ concurrency: positive(options.limits?.tools ?? 64, 'limits.tools'), rejectOnClear: true }),
+    toolLimiters,
+    modelLimit: (provider) =>
+      positive(typeof models === 'number' ? models : (models?.[provider] ?? models?.['*'] ?? 8), `limits.modelCalls for "${provider}"`),
+  };
+}

@@ -1,0 +1,42 @@
+import type { Logger } from 'pino';
+import type { Bus } from '../bus/bus.js';
+import type { RunReason } from '../bus/events.js';
+import { perceptionText } from './perception-text.js';
+import type { SceneMember } from './scene-member.js';
+import type { WorldReader } from './world-types.js';
+
+/** What a turn needs of its scene. */
+export type TurnStage = { readonly name: string; readonly bus: Bus; readonly world: WorldReader; readonly logger: Logger };
+
+/** What a brain-driven agent gets as its run input: its brain reads the perception object instead. */
+const BRAIN_INPUT = '(perception given to the brain)';
+
+/**
+ * One agent's turn: `agent.triggered`, then one run of the agent cycle on what it perceived,
+ * bounded by its `rounds`. Resolves with how the run ended; never rejects, so one agent's failure
+ * (a brain that throws, a provider that fails, a closed agent) never stops the others.
+ */
+export async function takeTurn(stage: TurnStage, member: SceneMember, tick: number): Promise<RunReason> {
+  const { reason, detail, cause } = member.trigger!;
+  const triggered = stage.bus.publish(
+    'agent.triggered',
+    detail === undefined ? { reason, tick } : { reason, detail, tick },
+    { agent: member.name, scene: stage.name, cause },
+  );
+  let ended: RunReason = 'error';
+  try {
+    const input = member.scripted ? BRAIN_INPUT : perceptionText(member.perceive({ round: 1 }, tick, stage.world));
+    const result = await member.runtime.run(input, { rounds: member.rounds, cause: triggered.id });
+    ended = result.reason;
+    // The last round's outcome opens the next turn (seed 002: observations feed the next deliberation).
+    member.lastObservation = result.observation;
+    if (ended === 'budget' && member.budget?.exhausted !== undefined) member.retired = true;
+  } catch (error) {
+    // A host error (the agent was closed, or run by the host at the same time).
+    stage.logger.error({ agent: member.name, err: error }, 'scene turn failed');
+  } finally {
+    member.busy = false;
+    member.lastReason = ended;
+  }
+  return ended;
+}
