@@ -1,5 +1,4 @@
-import { createAgent, defineTool, scriptedProvider, type Bus } from '../../src/index.js';
-import type { SceneModule } from '../../src/cli/scene-module.js';
+import { createAgent, createScene, defineScene, defineTool, scriptedProvider, type Bus } from '../../src/index.js';
 
 /**
  * The quickstart: one quartermaster agent on a scripted brain. Its brain makes a typical model
@@ -7,8 +6,8 @@ import type { SceneModule } from '../../src/cli/scene-module.js';
  * item and answers — the whole cycle, offline.
  */
 
-/** Builds a fresh quartermaster, stores and script included, for one run. */
-export function quartermaster(bus: Bus) {
+/** The quartermaster's tools over a fresh store, for one run. */
+function stores() {
   const stock = new Map([
     ['rope', 3],
     ['lantern', 1],
@@ -49,31 +48,40 @@ export function quartermaster(bus: Bus) {
     },
   });
 
-  const brain = scriptedProvider([
+  return { tools: [checkStock, giveItem], stock };
+}
+
+/** What the quartermaster's scripted brain writes, one model turn per entry. */
+function script() {
+  return scriptedProvider([
     // A wrong parameter name, as models often write: the runtime answers with "did you mean".
     'Let me check the stores.\n<ACTION><check_stock><name>rope</name></check_stock></ACTION>',
     'Let me check the stores.\n<ACTION><check_stock><item>rope</item></check_stock></ACTION>',
     'Three coils. Handing one to Mara.\n<ACTION><give_item><item>rope</item><to>Mara</to><count>1</count></give_item></ACTION>',
     'Mara has her rope; two coils are left in the stores.',
   ]);
+}
 
-  const agent = createAgent({
-    name: 'quartermaster',
-    instructions: 'You keep the ship stores. Check stock before handing anything out.',
-    tools: [checkStock, giveItem],
-    provider: brain,
-    bus,
-  });
+const INSTRUCTIONS = 'You keep the ship stores. Check stock before handing anything out.';
+
+/** Builds a fresh quartermaster agent on `bus`, stores and script included, for one run. */
+export function quartermaster(bus: Bus) {
+  const { tools, stock } = stores();
+  const brain = script();
+  const agent = createAgent({ name: 'quartermaster', instructions: INSTRUCTIONS, tools, provider: brain, bus });
   return { agent, brain, stock };
 }
 
-export const scene: SceneModule = {
+/** `troupe run quickstart`: the quartermaster as the one agent of a scene, its whole turn at tick 1. */
+export const scene = defineScene({
   description: 'one quartermaster agent corrects a call, checks stock and hands out rope',
-  async run({ bus }: { bus: Bus }) {
-    const { agent, brain } = quartermaster(bus);
-    const result = await agent.run('Mara needs a rope for the rigging.');
-    brain.assertConsumed();
-    await agent.close();
-    return `done: ${result.reason} after ${result.rounds} rounds and ${result.stats.calls} tool calls`;
+  ticks: 5,
+  create: ({ bus, seed, logger, log }) => {
+    const quickstart = createScene({ name: 'quickstart', bus, seed, logger, log });
+    const { tools } = stores();
+    // Four deliberations in one turn: the correction, the stock check, the hand-out, the answer.
+    // Then nobody is due any more and the scene ends quiet.
+    quickstart.add({ name: 'quartermaster', instructions: INSTRUCTIONS, tools, provider: script(), rounds: 4, triggers: ['start'] });
+    return quickstart;
   },
-};
+});

@@ -1,112 +1,62 @@
 #!/usr/bin/env node
 import { realpathSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
-import { createBus } from '../bus/bus.js';
-import { serializeEnvelope } from '../bus/serialize-event.js';
-import { printTranscript } from './transcript.js';
-import type { SceneModule } from './scene-module.js';
+import { EXIT, resolveIo, type CliOptions } from './cli-io.js';
+import { listCommand } from './list-command.js';
+import { runCommand } from './run-command.js';
+import { USAGE } from './usage.js';
 
-const USAGE = `Usage:
-  troupe run <scene> [--json] [--quiet]   run an example scene offline on scripted brains
-  troupe list                             list the example scenes
-Options:
-  --json    print every bus event as one JSON line
-  --quiet   print only the final result`;
+export type { CliOptions } from './cli-io.js';
 
-// Both from src/cli (tsx) and dist/src/cli (built), the scenes folder is two levels up.
-const scenesDir = new URL('../../scenes/', import.meta.url);
-
-/** The `troupe` command. Returns the exit code. */
+/**
+ * The `troupe` command: `run <scene>` and `list`. Resolves with the exit code (0 done, 1 the
+ * scene failed, 2 usage error, 130 interrupted) instead of exiting, so tests call it directly
+ * with in-memory streams.
+ *
+ * @example
+ * const code = await main(['run', 'tavern', '--ticks', '5', '--json'], process.stdout, process.stderr);
+ */
 export async function main(
-  argv: string[],
+  argv: readonly string[],
   out: NodeJS.WritableStream = process.stdout,
   err: NodeJS.WritableStream = process.stderr,
+  options: CliOptions = {},
 ): Promise<number> {
-  let parsed;
+  const io = resolveIo(out, err, options);
+  const [command, ...rest] = argv;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { json: { type: 'boolean' }, quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    });
+    switch (command) {
+      case 'run':
+        return await runCommand(rest, io);
+      case 'list':
+        return await listCommand(rest, io);
+      case 'help':
+      case '--help':
+      case '-h':
+        out.write(`${USAGE}\n`);
+        return EXIT.ok;
+      case undefined:
+        err.write(`${USAGE}\n`);
+        return EXIT.usage;
+      default:
+        err.write(`troupe: unknown command "${command}" (commands: run, list, help)\n`);
+        return EXIT.usage;
+    }
   } catch (error) {
-    err.write(`troupe: ${(error as Error).message}\n${USAGE}\n`);
-    return 2;
+    // Our own bug, not the scene's (those are caught where they happen): show all of it.
+    err.write(`troupe: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT.failed;
   }
-  const [command, name] = parsed.positionals;
-  if (parsed.values.help || command === undefined) {
-    (command === undefined && !parsed.values.help ? err : out).write(`${USAGE}\n`);
-    return command === undefined && !parsed.values.help ? 2 : 0;
-  }
-  if (command === 'list') {
-    for (const scene of await listScenes()) out.write(`${scene.name}\t${scene.description}\n`);
-    return 0;
-  }
-  if (command !== 'run') {
-    err.write(`troupe: unknown command "${command}"\n${USAGE}\n`);
-    return 2;
-  }
-  if (name === undefined) {
-    err.write(`troupe: run needs a scene name (try: troupe list)\n`);
-    return 2;
-  }
-  const scene = await loadScene(name, err);
-  if (scene === undefined) return 1;
-  const bus = createBus();
-  if (parsed.values.json) bus.on('*', (event) => out.write(`${serializeEnvelope(event).text}\n`));
-  else if (!parsed.values.quiet) printTranscript(bus, (line) => out.write(`${line}\n`));
-  try {
-    const summary = await scene.run({ bus });
-    if (!parsed.values.json) out.write(`${summary}\n`);
-    return 0;
-  } catch (error) {
-    err.write(`troupe: scene "${name}" failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
-    return 1;
-  }
-}
-
-async function listScenes(): Promise<{ name: string; description: string }[]> {
-  const entries = await readdir(scenesDir, { withFileTypes: true });
-  const scenes = [];
-  for (const entry of entries.filter((item) => item.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
-    const scene = await importScene(entry.name).catch(() => undefined);
-    if (scene !== undefined) scenes.push({ name: entry.name, description: scene.description });
-  }
-  return scenes;
-}
-
-async function loadScene(name: string, err: NodeJS.WritableStream): Promise<SceneModule | undefined> {
-  if (!/^[a-z0-9][a-z0-9-]*$/i.test(name)) {
-    err.write(`troupe: "${name}" is not a scene name (letters, digits and dashes)\n`);
-    return undefined;
-  }
-  const available = (await listScenes()).map((scene) => scene.name);
-  if (!available.includes(name)) {
-    err.write(`troupe: no scene "${name}". Available: ${available.join(', ') || 'none'}\n`);
-    return undefined;
-  }
-  try {
-    return await importScene(name);
-  } catch (error) {
-    err.write(`troupe: scene "${name}" could not be loaded: ${(error as Error).message}\n`);
-    return undefined;
-  }
-}
-
-async function importScene(name: string): Promise<SceneModule> {
-  const extension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-  const module = (await import(new URL(`${name}/index.${extension}`, scenesDir).href)) as { scene?: SceneModule };
-  if (module.scene === undefined || typeof module.scene.run !== 'function') {
-    throw new Error(`scenes/${name}/index.${extension} must export \`scene\` with a run() function`);
-  }
-  return module.scene;
 }
 
 // Run when executed (also through npm's bin symlink), not when imported by tests.
 const entry = process.argv[1];
 if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)).href) {
+  // `troupe run x --json | head`: once the reader is gone, stop quietly, as Unix tools do.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(EXIT.ok);
+  });
   main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });

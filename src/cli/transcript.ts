@@ -1,48 +1,129 @@
-import type { Bus, Unsubscribe } from '../bus/bus.js';
 import type { Envelope } from '../bus/events.js';
 import { safeJson } from '../bus/serialize-event.js';
+import { plain, type Styler } from './style.js';
 
-/** Writes one line. */
-export type WriteLine = (line: string) => void;
+/** Longest argument list or tool output shown on a transcript line; the log has the rest. */
+const BRIEF_CHARS = 100;
+/** Up to this many agents, every tick gets a header, even an empty one (the pace is readable). */
+const EVERY_TICK_UP_TO = 4;
 
 /**
- * Prints a readable transcript of what the agents on a bus do: who said what, which tools ran,
- * and every correction the runtime made them.
+ * The transcript line(s) for one bus event: who said what, which tools ran, the corrections the
+ * runtime made, budgets and world changes. Events a reader does not need (state changes, model
+ * requests, parsed calls) give no line. Pure: the same envelope always gives the same lines.
+ *
+ * @example
+ * formatEvent({ id: 'e-1', type: 'agent.said', at: 0, agent: 'innkeeper', data: { text: 'Ale?', to: 'guard' } });
+ * // ['innkeeper → guard: "Ale?"']
  */
-export function printTranscript(bus: Bus, write: WriteLine): Unsubscribe {
-  return bus.on('*', (event) => {
-    const line = describe(event);
-    if (line !== undefined) write(line);
-  });
-}
-
-function describe(event: Envelope): string | undefined {
-  const who = event.agent ?? 'troupe';
+export function formatEvent(event: Envelope, style: Styler = plain): string[] {
+  const who = style('name', event.agent ?? event.scene ?? 'troupe');
+  const scene = event.scene === undefined ? 'scene' : `scene ${event.scene}`;
   switch (event.type) {
-    case 'agent.said':
-      return `${who}: ${event.data.text}`;
-    case 'tool.started':
-      return `  → ${event.data.name} ${brief(event.data.args)}`;
+    case 'scene.started': {
+      const { seed, agents } = event.data;
+      const cast = agents.length <= 8 ? `: ${agents.join(', ')}` : '';
+      return [`${style('scene', `▶ ${scene} started`)}${style('dim', ` · seed ${seed} · ${count(agents.length, 'agent')}${cast}`)}`];
+    }
+    case 'scene.tick':
+      return [style('dim', `── tick ${event.data.tick} ──`)];
+    case 'scene.stopped': {
+      const detail = event.data.detail === undefined ? '' : ` (${event.data.detail})`;
+      return [style('scene', `■ ${scene} stopped at tick ${event.data.tick}: ${event.data.reason}${detail}`)];
+    }
+    case 'agent.said': {
+      const to = event.data.to === undefined ? '' : ` → ${style('name', event.data.to)}`;
+      return [`${who}${to}: ${style('speech', quoted(event.data.text))}`];
+    }
     case 'tool.completed':
-      return `  ✓ ${event.data.name} → ${brief(event.data.output)}`;
-    case 'tool.failed':
-      return `  ✗ ${event.data.name} failed (${event.data.error.kind}): ${event.data.error.message}`;
-    case 'tool.rejected':
-      return `  ⚠ correction: ${event.data.message}`;
+      // The built-in `say` tool already shows as the speech it published.
+      if (event.data.name === 'say') return [];
+      return [`  ${style('ok', '⚙')} ${who} ${style('tool', call(event.data.name, event.data.args))} → ${brief(event.data.output)}`];
+    case 'tool.failed': {
+      const { kind, message } = event.data.error;
+      const attempt = event.data.attempt > 1 ? `, attempt ${event.data.attempt}` : '';
+      return [`  ${style('error', '✗')} ${who} ${style('tool', call(event.data.name, event.data.args))} ${style('error', `failed (${kind}${attempt}): ${message}`)}`];
+    }
+    case 'tool.rejected': {
+      const { name, message, suggestion } = event.data;
+      const hint = suggestion !== undefined && !message.includes(suggestion) ? ` (did you mean ${suggestion}?)` : '';
+      return [`  ${style('warn', '⚠ correction')} ${who} ${style('tool', name)}: ${message}${hint}`];
+    }
     case 'action.malformed':
-      return `  ⚠ correction (${event.data.code}): ${event.data.message}`;
+      return [`  ${style('warn', '⚠ correction')} ${who} malformed <ACTION> (${event.data.code}): ${event.data.message}`];
     case 'tool.approval.requested':
-      return `  ? ${event.data.name} waits for approval (${event.data.callId})`;
+      return [`  ${style('warn', '?')} ${who} ${style('tool', call(event.data.name, event.data.args))} waits for approval`];
+    case 'tool.approval.resolved':
+      return [`  ${style(event.data.approved ? 'ok' : 'warn', event.data.approved ? '✓ approved' : '✗ denied')} ${style('tool', event.data.name)}${event.data.reason === undefined ? '' : `: ${event.data.reason}`}`];
     case 'llm.error':
-      return `  ! model error (${event.data.kind}, attempt ${event.data.attempt}): ${event.data.message}`;
+      return [`  ${style('error', '!')} ${who} model error (${event.data.kind}, attempt ${event.data.attempt}): ${event.data.message}`];
+    case 'budget.exhausted':
+      return [`  ${style('error', '⛔')} ${style('error', event.data.message)}`];
+    case 'world.changed':
+      return [`  ${style('world', '◆')} ${style('dim', 'world')} ${event.data.path} = ${event.data.value === undefined ? '(removed)' : brief(event.data.value)}`];
+    case 'scene.event': {
+      const payload = event.data.payload === undefined ? '' : ` ${brief(event.data.payload)}`;
+      return [`  ${style('world', '✦')} ${event.agent === undefined ? '' : `${who} `}event ${event.data.name}${payload}`];
+    }
     case 'agent.finished':
-      return `${who} finished: ${event.data.reason} after ${event.data.rounds} round(s), ${event.data.stats.calls} call(s)`;
+      // A scene ends many turns per tick; only the ones that went wrong are worth a line.
+      if (event.data.reason !== 'error') return [];
+      return [`  ${style('error', '✗')} ${who} stopped with an error${event.data.error === undefined ? '' : `: ${event.data.error}`}`];
+    case 'bus.error':
+      return [`  ${style('error', '!')} a subscriber of ${event.data.eventType} threw: ${event.data.message}`];
+    case 'log.error':
+      return [`  ${style('error', '!')} session log: ${event.data.message}`];
     default:
-      return undefined;
+      return [];
   }
 }
 
+/** Turns events into transcript lines, holding back a tick's header until the tick shows something. */
+export type Transcript = { lines(event: Envelope): string[] };
+
+/**
+ * A transcript with tick headers: with a few agents every tick is shown (the pace is part of the
+ * story); with more, a header only precedes a tick in which something worth a line happened.
+ */
+export function createTranscript(options: { style?: Styler; everyTickUpTo?: number } = {}): Transcript {
+  const style = options.style ?? plain;
+  const everyTickUpTo = options.everyTickUpTo ?? EVERY_TICK_UP_TO;
+  let everyTick = true;
+  let heldHeader: string[] = [];
+  return {
+    lines(event) {
+      if (event.type === 'scene.started') everyTick = event.data.agents.length <= everyTickUpTo;
+      const lines = formatEvent(event, style);
+      if (event.type === 'scene.tick' && !everyTick) {
+        heldHeader = lines;
+        return [];
+      }
+      if (lines.length === 0 || heldHeader.length === 0) return lines;
+      const withHeader = [...heldHeader, ...lines];
+      heldHeader = [];
+      return withHeader;
+    },
+  };
+}
+
+function count(value: number, noun: string): string {
+  return `${value} ${noun}${value === 1 ? '' : 's'}`;
+}
+
+/** Speech in quotes; further lines indented under the speaker. */
+function quoted(text: string): string {
+  return `"${text.replace(/\r?\n/g, '\n    ')}"`;
+}
+
+function call(name: string, args: Readonly<Record<string, unknown>>): string {
+  const parts = Object.entries(args).map(([key, value]) => `${key}: ${brief(value)}`);
+  return `${name}(${clip(parts.join(', '))})`;
+}
+
 function brief(value: unknown): string {
-  const text = typeof value === 'string' ? JSON.stringify(value) : safeJson(value, { maxChars: 200 }).text;
-  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+  return clip(safeJson(value, { maxChars: BRIEF_CHARS * 4 }).text.replace(/\s+/g, ' '));
+}
+
+function clip(text: string): string {
+  return text.length > BRIEF_CHARS ? `${text.slice(0, BRIEF_CHARS - 1)}…` : text;
 }

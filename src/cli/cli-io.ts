@@ -1,0 +1,58 @@
+import { scenesDirectory } from './scene-loader.js';
+
+/** Exit codes of `troupe`: done, the scene failed, a usage error, interrupted (128 + SIGINT). */
+export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+
+/** Environment variables, as `process.env` holds them. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * What `main` can be given instead of the process's own streams, environment, clock and signals,
+ * so the whole command runs inside a test without spawning.
+ */
+export type CliOptions = {
+  /** The folder of scene folders (default: `TROUPE_SCENES_DIR`, else the package's `scenes/`). */
+  scenesDir?: string | URL;
+  /** Default `process.env` (`NO_COLOR`, `TROUPE_LOG_LEVEL`, `TROUPE_SCENES_DIR`). */
+  env?: Env;
+  /** Timestamps of bus events (default `Date.now`). */
+  clock?: () => number;
+  /** Wall time for the progress bar's throttle and rate (default `Date.now`). */
+  now?: () => number;
+  /** Subscribes to Ctrl-C; returns the unsubscribe (default: `SIGINT` on the process). */
+  interrupts?: (listener: () => void) => () => void;
+  /** Ends the process at once: a second Ctrl-C (default `process.exit`). */
+  exit?: (code: number) => void;
+};
+
+/** Everything a command writes to and reads from, resolved. */
+export type CliIo = {
+  out: NodeJS.WritableStream;
+  err: NodeJS.WritableStream;
+  env: Env;
+  scenesDir: URL;
+  clock: () => number;
+  now: () => number;
+  interrupts: (listener: () => void) => () => void;
+  exit: (code: number) => void;
+};
+
+/** Fills in the process's defaults for what the host did not give. */
+export function resolveIo(out: NodeJS.WritableStream, err: NodeJS.WritableStream, options: CliOptions): CliIo {
+  const env = options.env ?? process.env;
+  return {
+    out,
+    err,
+    env,
+    scenesDir: scenesDirectory(options.scenesDir, env),
+    clock: options.clock ?? Date.now,
+    now: options.now ?? Date.now,
+    interrupts: options.interrupts ?? onSigint,
+    exit: options.exit ?? ((code) => process.exit(code)),
+  };
+}
+
+function onSigint(listener: () => void): () => void {
+  process.on('SIGINT', listener);
+  return () => void process.off('SIGINT', listener);
+}

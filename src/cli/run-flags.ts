@@ -1,0 +1,101 @@
+import { parseArgs } from 'node:util';
+import { failure, success, type Outcome } from '../outcome.js';
+import type { SceneOptionSpec, SceneOptionValues } from '../scene/define-scene.js';
+import { sceneArgOptions, sceneOptionValues, type ArgOption } from './scene-options.js';
+
+/** What `troupe run` was asked to do. */
+export type RunFlags = {
+  scene: string;
+  /** Absent: the scene definition's `ticks`. */
+  ticks: number | undefined;
+  /** Absent: a random seed, printed so the run can be repeated. */
+  seed: number | undefined;
+  log: string | undefined;
+  quiet: boolean;
+  json: boolean;
+  help: boolean;
+  options: SceneOptionValues;
+};
+
+/** The flags of `troupe run` itself, whatever the scene. */
+export const COMMON_FLAGS: Record<string, ArgOption> = {
+  ticks: { type: 'string' },
+  seed: { type: 'string' },
+  log: { type: 'string' },
+  quiet: { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+/**
+ * The scene named after `run`: the first positional argument, read leniently because the scene's
+ * own flags are unknown until the scene is loaded. Scene flags therefore go after the name.
+ */
+export function sceneNameOf(args: readonly string[]): string | undefined {
+  const { tokens } = parseArgs({ args: [...args], options: COMMON_FLAGS, strict: false, allowPositionals: true, tokens: true });
+  const first = tokens.find((token) => token.kind === 'positional');
+  return first?.kind === 'positional' ? first.value : undefined;
+}
+
+/**
+ * Parses the arguments after `run` strictly, with the scene's options as extra flags. Every
+ * problem names the flag and what it allows; an unknown flag lists the valid ones.
+ */
+export function parseRunFlags(args: readonly string[], specs: Readonly<Record<string, SceneOptionSpec>> = {}): Outcome<RunFlags, string> {
+  const options = { ...sceneArgOptions(specs), ...COMMON_FLAGS };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
+  } catch (error) {
+    return failure(argsProblem(error as Error, Object.keys(options)));
+  }
+  const { values, positionals } = parsed;
+  const [scene, ...extra] = positionals;
+  if (scene === undefined) return failure('run needs a scene name (see: troupe list)');
+  if (extra.length > 0) return failure(`unexpected argument ${JSON.stringify(extra[0])} (scene options are flags: --name value)`);
+  const ticks = integerFlag('ticks', values.ticks, 1);
+  if (!ticks.ok) return ticks;
+  const seed = integerFlag('seed', values.seed, Number.MIN_SAFE_INTEGER);
+  if (!seed.ok) return seed;
+  const log = values.log as string | undefined;
+  if (log !== undefined && log.trim() === '') return failure('--log needs a file path, e.g. --log run.jsonl');
+  const sceneOptions = sceneOptionValues(specs, values as Record<string, string | boolean | undefined>);
+  if (!sceneOptions.ok) return sceneOptions;
+  return success({
+    scene,
+    ticks: ticks.value,
+    seed: seed.value,
+    log,
+    quiet: values.quiet === true,
+    json: values.json === true,
+    help: values.help === true,
+    options: sceneOptions.value,
+  });
+}
+
+function integerFlag(name: string, raw: unknown, min: number): Outcome<number | undefined, string> {
+  if (raw === undefined) return success(undefined);
+  const text = String(raw);
+  const value = /^[+-]?\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min) {
+    return failure(`--${name} must be ${min === 1 ? 'a positive integer' : 'an integer'}; got ${JSON.stringify(text)}`);
+  }
+  return success(value);
+}
+
+/** parseArgs' messages, reworded: an unknown flag gets the list of valid ones. */
+function argsProblem(error: Error, known: readonly string[]): string {
+  const code = (error as { code?: string }).code;
+  const valid = `valid flags: ${known.map((name) => `--${name}`).join(', ')}`;
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const flag = /'([^']+)'/.exec(error.message)?.[1] ?? 'flag';
+    return `unknown flag ${flag}; ${valid}`;
+  }
+  // "Option '--ticks <value>' argument missing", "… does not take an argument", "… is ambiguous": first line only.
+  const first = error.message.split('\n')[0]!.replace(/\.$/, '');
+  if (code !== 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return `${first}; ${valid}`;
+  if (!error.message.includes('ambiguous')) return first;
+  // `--seed -3`: parseArgs takes "-3" for a flag, not the value.
+  const flag = /'(--[^' ]+)/.exec(error.message)?.[1] ?? '--flag';
+  return `${flag} needs a value; one that starts with "-" goes after "=", as in ${flag}=-3`;
+}

@@ -1,0 +1,66 @@
+import type { Bus, Unsubscribe } from '../bus/bus.js';
+import type { Envelope } from '../bus/events.js';
+import { createSessionLog, type SessionLog } from '../record/session-log.js';
+
+/** The `--log` file of one run, and what the CLI does to make sure it records everything. */
+export type RunLog = {
+  /** What the scene gets as `context.log`. */
+  readonly log: SessionLog;
+  /**
+   * After `create`: when the scene did not attach the log to a bus itself (it ignored
+   * `context.log`), writes the events seen so far and records from `bus` on.
+   */
+  ensureRecording(bus: Bus): void;
+  /** Closes the file; resolves with a problem to report, if writing or closing failed. */
+  close(): Promise<string | undefined>;
+};
+
+/**
+ * Opens the session log for `--log` (throws a `LogError` when it cannot), watching `bus` from now
+ * on. A scene passes `context.log` to `createScene`, which attaches it and uses it for the
+ * write-ahead check before each tool call; the CLI attaches it only when the scene did not, so
+ * no event is recorded twice.
+ */
+export function openRunLog(path: string, bus: Bus): RunLog {
+  const inner = createSessionLog(path);
+  let attached = false;
+  const early: Envelope[] = [];
+  let stopBuffering: Unsubscribe | undefined = bus.on('*', (event) => void early.push(event));
+  const log: SessionLog = {
+    get path() {
+      return inner.path;
+    },
+    get failure() {
+      return inner.failure;
+    },
+    attach(target) {
+      attached = true;
+      return inner.attach(target);
+    },
+    record: (event) => inner.record(event),
+    assertRecorded: (event) => inner.assertRecorded(event),
+    close: () => inner.close(),
+    closeSync: () => inner.closeSync(),
+  };
+  return {
+    log,
+    ensureRecording(target) {
+      stopBuffering?.();
+      stopBuffering = undefined;
+      if (!attached) {
+        for (const event of early) inner.record(event);
+        log.attach(target);
+      }
+      early.length = 0;
+    },
+    async close() {
+      stopBuffering?.();
+      try {
+        await inner.close();
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return inner.failure?.message;
+    },
+  };
+}

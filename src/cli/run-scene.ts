@@ -1,0 +1,102 @@
+import { randomInt } from 'node:crypto';
+import { createBus } from '../bus/bus.js';
+import { sequentialIds } from '../bus/ids.js';
+import type { Scene, SceneResult } from '../scene/types.js';
+import { createCliLogger } from './cli-logger.js';
+import { EXIT, type CliIo } from './cli-io.js';
+import { errorText } from './error-text.js';
+import type { RunFlags } from './run-flags.js';
+import { openRunLog, type RunLog } from './run-log.js';
+import { createRunOutput } from './run-output.js';
+import type { LoadedScene } from './scene-loader.js';
+import { wantsColour } from './style.js';
+import { defaultSummary } from './summary.js';
+
+/**
+ * Runs a loaded scene as the flags say: builds it on a bus the CLI made (so every event, from the
+ * first agent spawned on, is shown and logged), runs it for the ticks asked, stops it on Ctrl-C,
+ * and prints the summary. Resolves with the exit code; never throws for a scene's own failure.
+ */
+export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo): Promise<number> {
+  const { definition, name, folder, file } = loaded;
+  const logger = createCliLogger(io.err, io.env, wantsColour(io.err, io.env));
+  if (!logger.ok) return fail(io, logger.problem, EXIT.usage);
+  const seed = flags.seed ?? randomInt(0, 2 ** 31 - 1);
+  const ticks = flags.ticks ?? definition.ticks;
+  // Counted ids, as createScene uses for stepped scenes: the same seed gives the same events.
+  const bus = createBus({ ids: sequentialIds(name), clock: io.clock });
+  const output = createRunOutput(flags, ticks, io);
+  output.attach(bus);
+
+  let runLog: RunLog | undefined;
+  if (flags.log !== undefined) {
+    try {
+      runLog = openRunLog(flags.log, bus);
+    } catch (error) {
+      output.finish();
+      return fail(io, `cannot open --log ${flags.log}: ${(error as Error).message}`, EXIT.failed);
+    }
+  }
+  const finish = async (code: number): Promise<number> => {
+    output.finish();
+    const problem = await runLog?.close();
+    if (problem !== undefined) return fail(io, `--log ${flags.log}: ${problem}`, EXIT.failed);
+    return code;
+  };
+
+  let scene: Scene;
+  try {
+    scene = await definition.create({ bus, seed, logger: logger.value, log: runLog?.log, options: flags.options });
+  } catch (error) {
+    output.finish();
+    io.err.write(`troupe: scene "${name}" failed while being built:\n${errorText(error, folder)}\n`);
+    return finish(EXIT.failed);
+  }
+  if (scene === null || typeof scene !== 'object' || typeof scene.run !== 'function' || typeof scene.stop !== 'function') {
+    io.err.write(`troupe: ${file}: create() must return a Scene (made with createScene), got ${scene === null ? 'null' : typeof scene}\n`);
+    return finish(EXIT.failed);
+  }
+  if (scene.bus !== bus && scene.bus !== undefined) {
+    logger.value.warn({ scene: name }, 'the scene ignored the bus it was given: events published while it was built are not shown');
+    output.attach(scene.bus);
+  }
+  runLog?.ensureRecording(scene.bus ?? bus);
+
+  let interrupted = 0;
+  const stopListening = io.interrupts(() => {
+    interrupted++;
+    if (interrupted > 1) return io.exit(EXIT.interrupted);
+    output.note('troupe: stopping the scene (Ctrl-C again to quit at once)');
+    scene.stop('interrupted').catch(() => undefined);
+  });
+  let result: SceneResult;
+  try {
+    result = await scene.run({ ticks });
+  } catch (error) {
+    // Stopped first, so that its last events are shown and logged before the error.
+    await scene.stop('error').catch(() => undefined);
+    output.note(`troupe: scene "${name}" failed:\n${errorText(error, folder)}`);
+    return finish(EXIT.failed);
+  } finally {
+    stopListening();
+  }
+  output.finish();
+
+  let summary: string;
+  try {
+    const own = definition.summarize?.(scene, result);
+    // A scene's own summary may leave the seed out; a random one is needed to repeat the run.
+    summary = own === undefined ? defaultSummary(name, result, seed) : flags.seed === undefined ? `${own} (seed ${seed})` : own;
+  } catch (error) {
+    io.err.write(`troupe: scene "${name}" failed in summarize():\n${errorText(error, folder)}\n`);
+    return finish(EXIT.failed);
+  }
+  if (runLog !== undefined && !flags.json && !flags.quiet) io.out.write(`log: ${runLog.log.path}\n`);
+  (flags.json ? io.err : io.out).write(`${summary}\n`);
+  return finish(interrupted > 0 ? EXIT.interrupted : EXIT.ok);
+}
+
+function fail(io: CliIo, message: string, code: number): number {
+  io.err.write(`troupe: ${message}\n`);
+  return code;
+}

@@ -1,0 +1,33 @@
+import type { SceneDefinition } from '../scene/define-scene.js';
+import { describeSceneOptions } from './scene-options.js';
+
+/** `troupe --help`. */
+export const USAGE = `Usage:
+  troupe run <scene> [flags] [scene flags]   run a scene from scenes/
+  troupe list                                list the scenes, with their own flags
+  troupe help                                this text
+
+Run flags:
+  --ticks N        ticks to run (default: the scene's own)
+  --seed S         integer seed for the agents' random choices (default: random, printed)
+  --log FILE       record every bus event to a JSONL session log
+  --quiet          print only the final summary line
+  --json           print every bus event as one JSON line on stdout (summary on stderr)
+  -h, --help       help; with a scene, its own flags too
+
+Environment: TROUPE_LOG_LEVEL (default warn), TROUPE_SCENES_DIR, NO_COLOR.
+Exit codes: 0 done, 1 the scene failed, 2 usage error, 130 interrupted. See docs/cli.md.`;
+
+/** `troupe run <scene> --help`: the scene's description, the common flags and its own. */
+export function runUsage(name: string, definition: SceneDefinition): string {
+  const own = describeSceneOptions(definition.options ?? {});
+  const lines = [
+    `Usage: troupe run ${name} [--ticks N] [--seed S] [--log FILE] [--quiet | --json]${own.length > 0 ? ' [scene flags]' : ''}`,
+    '',
+    `  ${definition.description}`,
+    `  Runs ${definition.ticks} tick${definition.ticks === 1 ? '' : 's'} unless --ticks says otherwise.`,
+  ];
+  if (own.length > 0) lines.push('', 'Scene flags:', ...own.map((line) => `  ${line}`));
+  lines.push('', 'Run flags: see troupe --help.');
+  return lines.join('\n');
+}
