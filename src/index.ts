@@ -51,7 +51,7 @@ export type { BudgetKind, BudgetLimits, BudgetRefusal, BudgetUsage } from './age
 export type { PendingObservation, RunOptions } from './agent/agent-options.js';
 export type { ObservedCall } from './agent/observation-text.js';
 export { createScene } from './scene/create-scene.js';
-export { defineScene } from './scene/define-scene.js';
+export { defineScene, sceneOptionsFrom } from './scene/define-scene.js';
 export type { SceneContext, SceneDefinition, SceneOptionSpec, SceneOptionValues } from './scene/define-scene.js';
 export { BUILT_IN_TOOLS } from './scene/scene-tools.js';
 export type * from './scene/types.js';

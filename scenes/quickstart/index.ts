@@ -1,4 +1,4 @@
-import { createAgent, createScene, defineScene, defineTool, scriptedProvider, type Bus } from '../../src/index.js';
+import { createAgent, createScene, defineScene, defineTool, sceneOptionsFrom, scriptedProvider, type Bus } from '../../src/index.js';
 
 /**
  * The quickstart: one quartermaster agent on a scripted brain. Its brain makes a typical model
@@ -76,8 +76,8 @@ export function quartermaster(bus: Bus) {
 export const scene = defineScene({
   description: 'one quartermaster agent corrects a call, checks stock and hands out rope',
   ticks: 5,
-  create: ({ bus, seed, logger, log }) => {
-    const quickstart = createScene({ name: 'quickstart', bus, seed, logger, log });
+  create: (context) => {
+    const quickstart = createScene({ name: 'quickstart', ...sceneOptionsFrom(context) });
     const { tools } = stores();
     // Four deliberations in one turn: the correction, the stock check, the hand-out, the answer.
     // Then nobody is due any more and the scene ends quiet.

@@ -6,6 +6,8 @@ import { createSessionLog, type SessionLog } from '../record/session-log.js';
 export type RunLog = {
   /** What the scene gets as `context.log`. */
   readonly log: SessionLog;
+  /** Keeps what `bus` publishes until `ensureRecording` knows whether the scene attached the log. */
+  watch(bus: Bus): void;
   /**
    * After `create`: when the scene did not attach the log to a bus itself (it ignored
    * `context.log`), writes the events seen so far and records from `bus` on.
@@ -16,16 +18,16 @@ export type RunLog = {
 };
 
 /**
- * Opens the session log for `--log` (throws a `LogError` when it cannot), watching `bus` from now
- * on. A scene passes `context.log` to `createScene`, which attaches it and uses it for the
+ * Opens the session log for `--log` (throws a `LogError` when it cannot); `watch` it on the
+ * scene's bus as soon as that exists. A scene passes `context.log` to `createScene`, which attaches it and uses it for the
  * write-ahead check before each tool call; the CLI attaches it only when the scene did not, so
  * no event is recorded twice.
  */
-export function openRunLog(path: string, bus: Bus): RunLog {
+export function openRunLog(path: string): RunLog {
   const inner = createSessionLog(path);
   let attached = false;
   const early: Envelope[] = [];
-  let stopBuffering: Unsubscribe | undefined = bus.on('*', (event) => void early.push(event));
+  let stopBuffering: Unsubscribe | undefined;
   const log: SessionLog = {
     get path() {
       return inner.path;
@@ -44,6 +46,9 @@ export function openRunLog(path: string, bus: Bus): RunLog {
   };
   return {
     log,
+    watch(bus) {
+      stopBuffering ??= bus.on('*', (event) => void early.push(event));
+    },
     ensureRecording(target) {
       stopBuffering?.();
       stopBuffering = undefined;

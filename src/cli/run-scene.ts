@@ -1,6 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { createBus } from '../bus/bus.js';
-import { sequentialIds } from '../bus/ids.js';
+import type { Bus } from '../bus/bus.js';
 import type { Scene, SceneResult } from '../scene/types.js';
 import { createCliLogger } from './cli-logger.js';
 import { EXIT, type CliIo } from './cli-io.js';
@@ -23,15 +22,12 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
   if (!logger.ok) return fail(io, logger.problem, EXIT.usage);
   const seed = flags.seed ?? randomInt(0, 2 ** 31 - 1);
   const ticks = flags.ticks ?? definition.ticks;
-  // Counted ids, as createScene uses for stepped scenes: the same seed gives the same events.
-  const bus = createBus({ ids: sequentialIds(name), clock: io.clock });
   const output = createRunOutput(flags, ticks, io);
-  output.attach(bus);
 
   let runLog: RunLog | undefined;
   if (flags.log !== undefined) {
     try {
-      runLog = openRunLog(flags.log, bus);
+      runLog = openRunLog(flags.log);
     } catch (error) {
       output.finish();
       return fail(io, `cannot open --log ${flags.log}: ${(error as Error).message}`, EXIT.failed);
@@ -44,9 +40,17 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
     return code;
   };
 
+  // The scene makes its own bus (a stepped one runs on simulated time, so the same seed gives the
+  // same events) and hands it over before any event is published.
+  let sceneBus: Bus | undefined;
+  const observe = (bus: Bus): void => {
+    sceneBus ??= bus;
+    output.attach(bus);
+    runLog?.watch(bus);
+  };
   let scene: Scene;
   try {
-    scene = await definition.create({ bus, seed, logger: logger.value, log: runLog?.log, options: flags.options });
+    scene = await definition.create({ observe, seed, logger: logger.value, log: runLog?.log, options: flags.options });
   } catch (error) {
     output.finish();
     io.err.write(`troupe: scene "${name}" failed while being built:\n${errorText(error, folder)}\n`);
@@ -56,11 +60,12 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
     io.err.write(`troupe: ${file}: create() must return a Scene (made with createScene), got ${scene === null ? 'null' : typeof scene}\n`);
     return finish(EXIT.failed);
   }
-  if (scene.bus !== bus && scene.bus !== undefined) {
-    logger.value.warn({ scene: name }, 'the scene ignored the bus it was given: events published while it was built are not shown');
-    output.attach(scene.bus);
+  if (sceneBus === undefined) {
+    logger.value.warn({ scene: name }, 'the scene did not pass context.observe to createScene: events published while it was built are not shown');
+    sceneBus = scene.bus;
+    output.attach(sceneBus);
   }
-  runLog?.ensureRecording(scene.bus ?? bus);
+  runLog?.ensureRecording(sceneBus);
 
   let interrupted = 0;
   const stopListening = io.interrupts(() => {

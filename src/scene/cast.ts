@@ -177,9 +177,16 @@ function nonNegativeInteger(value: unknown, agent: string, scene: string): numbe
   return value;
 }
 
-/** A per-agent seed from the scene's seed and the agent's name (FNV-1a): adding an agent changes no other agent's numbers. */
+/**
+ * A per-agent seed from the scene's seed and the agent's name, so adding an agent changes no other
+ * agent's numbers. FNV-1a over the name, then MurmurHash3's finalizer: names that differ in one
+ * character (guest-1, guest-2) must give unrelated seeds, since the generator's first outputs
+ * follow its seed closely.
+ */
 function mix(seed: number, name: string): number {
   let hash = 0x811c9dc5 ^ seed;
   for (let index = 0; index < name.length; index++) hash = Math.imul(hash ^ name.charCodeAt(index), 0x01000193);
-  return hash | 0;
+  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
+  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
+  return (hash ^ (hash >>> 16)) | 0;
 }

@@ -80,6 +80,7 @@ class SceneRuntime implements Scene {
           ? { ids: sequentialIds(name), clock: () => this.tickCount * this.clock.tickMs }
           : { ids: randomIds() },
       );
+    options.observe?.(this.bus);
     this.logger = options.logger ?? silent;
     this.ownsLog = typeof options.log === 'string';
     this.log = typeof options.log === 'string' ? createSessionLog(options.log) : options.log;

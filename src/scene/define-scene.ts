@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Bus } from '../bus/bus.js';
 import { ConfigError } from '../errors.js';
 import type { SessionLog } from '../record/session-log.js';
-import type { Scene, SceneResult } from './types.js';
+import type { Scene, SceneOptions, SceneResult } from './types.js';
 
 /** A scene-specific command-line option (`troupe run crowd --npcs 1000`). */
 export type SceneOptionSpec =
@@ -15,7 +15,10 @@ export type SceneOptionValues = Record<string, number | string | boolean>;
 
 /** What `create` gets from whoever runs the scene (`troupe run`, a test, a host). */
 export type SceneContext = {
+  /** A bus to build the scene on; usually absent, so that a stepped scene uses simulated time. */
   bus?: Bus;
+  /** Forward to `createScene`: the runner subscribes to the scene's bus before any event. */
+  observe?: (bus: Bus) => void;
   seed: number;
   logger?: Logger;
   log?: SessionLog;
@@ -67,3 +70,19 @@ export function defineScene(definition: SceneDefinition): SceneDefinition {
 
 /** Flags of `troupe run` itself; a scene option cannot take these names. */
 const RESERVED = new Set(['ticks', 'seed', 'log', 'quiet', 'json', 'help', 'model', 'protocol', 'inspect', 'port']);
+
+/**
+ * The options of `createScene` a scene should take from its context: seed, bus or bus observer,
+ * logger and log. Spread it into `createScene` so that `troupe run` sees and records everything.
+ *
+ * @example
+ * create: (context) => createScene({ name: 'tavern', ...sceneOptionsFrom(context), world })
+ */
+export function sceneOptionsFrom(context: SceneContext): Pick<SceneOptions, 'seed' | 'bus' | 'observe' | 'logger' | 'log'> {
+  const options: Pick<SceneOptions, 'seed' | 'bus' | 'observe' | 'logger' | 'log'> = { seed: context.seed };
+  if (context.bus !== undefined) options.bus = context.bus;
+  if (context.observe !== undefined) options.observe = context.observe;
+  if (context.logger !== undefined) options.logger = context.logger;
+  if (context.log !== undefined) options.log = context.log;
+  return options;
+}

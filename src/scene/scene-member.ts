@@ -132,7 +132,11 @@ export class SceneMember implements SceneAgent {
 
   /** The member's seeded generator, made on first use: most crowd members never draw. */
   random(): number {
-    this.rng ??= xoroshiro128plus(this.seed);
+    if (this.rng === undefined) {
+      this.rng = xoroshiro128plus(this.seed);
+      // The first output tracks the seed; start one step in.
+      this.rng.next();
+    }
     return (this.rng.next() >>> 0) / 0x1_0000_0000;
   }
 }

@@ -118,6 +118,11 @@ export type SceneOptions = {
   /** Time `stop()` waits for runs in flight to settle after aborting them (default 5 s). */
   stopTimeoutMs?: number;
   bus?: Bus;
+  /**
+   * Called with the scene's bus as soon as it exists, before any event: how a host that lets the
+   * scene make its own bus (with a stepped scene's simulated clock) still sees every event.
+   */
+  observe?: (bus: Bus) => void;
   log?: string | SessionLog;
   logger?: Logger;
 };

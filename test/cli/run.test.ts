@@ -24,7 +24,7 @@ describe('troupe run', () => {
     const lines = out.trimEnd().split('\n');
     expect(lines[0]).toBe('▶ scene talk started · seed 7 · 3 agents: innkeeper, guest-1, guest-2');
     expect(lines).toContain('── tick 1 ──');
-    expect(lines).toContain('guest-1 → innkeeper: "Ale, please! I rolled a 5."');
+    expect(lines).toContain('guest-1 → innkeeper: "Ale, please! I rolled a 6."');
     expect(out).toMatch(/^ {2}⚠ correction innkeeper pour: .*Unknown parameter "guest"/m);
     expect(lines).toContain('  ⚙ innkeeper pour(for: "guest-2") → {"poured":"guest-2","left":8}');
     expect(lines).toContain('  ◆ world ale = 9');
@@ -112,11 +112,11 @@ describe('troupe run', () => {
     expect((await troupe(['run', 'clock', '--ticks', '2', '--quiet'])).out).toMatch(/^the clock stopped at 2 \(1 agent\) \(seed -?\d+\)\n$/);
   });
 
-  it('shows a scene that made its own bus, with a warning through the logger', async () => {
+  it('shows a scene that does not forward observe, with a warning through the logger', async () => {
     const { code, out, err } = await troupe(['run', 'loner', '--seed', '1']);
     expect(code).toBe(0);
     expect(out).toContain('hermit: "Leave me be."');
-    expect(JSON.parse(err.trim())).toMatchObject({ level: 40, msg: expect.stringContaining('ignored the bus') });
+    expect(JSON.parse(err.trim())).toMatchObject({ level: 40, msg: expect.stringContaining('did not pass context.observe') });
   });
 
   it('logs through pino at TROUPE_LOG_LEVEL, as JSON lines on stderr when it is not a terminal', async () => {

@@ -34,3 +34,16 @@ describe('determinism', () => {
     expect(await run(43)).not.toEqual(await run(42));
   });
 });
+
+describe('seeded generators', () => {
+  it('give agents with similar names unrelated numbers, from their first draw', async () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const scene = createScene({ name: 'rng', seed, schedule: 'every-tick' });
+      const draws: number[] = [];
+      for (const name of ['guest-1', 'guest-2', 'guest-3']) scene.add({ name, brain: (p) => (draws.push(p.random()), 'ok') });
+      await scene.run({ ticks: 1 });
+      const spread = Math.max(...draws) - Math.min(...draws);
+      expect(spread, `seed ${seed}: ${draws.join(', ')}`).toBeGreaterThan(0.05);
+    }
+  });
+});
