@@ -316,6 +316,8 @@ export function observe(host: AgentRuntime): void {
     observed = recordCalls(run, turn.calls);
     outcome = { kind: 'calls', calls: observed };
     run.corrections = 0;
+    // Corrected: the earlier problems no longer describe how the run is going.
+    run.lastIssues = undefined;
   } else if (turn.kind === 'malformed' || turn.kind === 'empty' || turn.kind === 'rejected') {
     outcome = turn;
     run.corrections++;

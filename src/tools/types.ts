@@ -94,15 +94,22 @@ export type ToolDefinition<TArgs extends Args = Args, TOutput = unknown> = {
   /** Safe to run twice: writers are retried only when this is true. */
   idempotent?: boolean;
   /** Park the agent for approval before running: always, or when the predicate says so. */
-  needsApproval?: boolean | ((args: TArgs) => boolean | Promise<boolean>);
+  needsApproval?: boolean | Bivariant<(args: TArgs) => boolean | Promise<boolean>>;
   /** String parameters kept verbatim (only one leading and trailing newline removed). */
   verbatimParams?: readonly string[];
   /** At most this many concurrent executions of this tool per dispatcher. */
   concurrency?: number;
-  execute: (args: TArgs, context: ToolContext) => TOutput | Promise<TOutput>;
+  execute: Bivariant<(args: TArgs, context: ToolContext) => TOutput | Promise<TOutput>>;
 };
 
 /** A registered, validated tool: what `defineTool` returns. Inert until an agent dispatches it. */
 export type Tool<TArgs extends Args = Args, TOutput = unknown> = Readonly<ToolDefinition<TArgs, TOutput>> & {
   readonly kind: 'tool';
 };
+
+/**
+ * A function type checked bivariantly in its parameters, as methods are. A typed tool
+ * (`Tool<{ item: string }>`) then fits wherever `Tool` is expected — a `tools` list mixes tools of
+ * many argument types — while `execute` itself stays typed for the tool's author.
+ */
+type Bivariant<F extends (...args: never[]) => unknown> = { method(...args: Parameters<F>): ReturnType<F> }['method'];

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { buildTavern, scene as tavernScene } from '../../scenes/tavern/index.js';
+import { createBus, type Bus, type Envelope } from '../../src/index.js';
+import { ofType, record, replayWorld, story } from './helpers.js';
+
+async function evening(seed: number) {
+  const tavern = buildTavern({ seed });
+  const events = record(tavern);
+  const opening = tavern.world.snapshot();
+  const result = await tavern.run({ ticks: 30 });
+  return { tavern, events, opening, result };
+}
+
+/** Pip's mistakes and fixes, in order: what the runtime made of each of his blocks. */
+function pipsOutcomes(events: readonly Envelope[]): string[] {
+  const outcomes: string[] = [];
+  for (const event of events) {
+    if (event.agent !== 'pip') continue;
+    if (event.type === 'tool.rejected') outcomes.push(`rejected ${event.data.code}/${event.data.category}`);
+    else if (event.type === 'action.malformed') outcomes.push(`malformed ${event.data.code}`);
+    else if (event.type === 'tool.completed' && event.data.name === 'order') outcomes.push(`ordered ${event.data.args.item as string}`);
+  }
+  return outcomes;
+}
+
+describe('the tavern', () => {
+  it('runs an evening to closing time offline, with no failed turns', async () => {
+    const { tavern, events, result } = await evening(4);
+    expect(result).toMatchObject({ reason: 'ticks', tick: 30, failures: 0 });
+    expect(ofType(events, 'agent.finished').filter((event) => event.data.reason === 'error')).toEqual([]);
+    // Everyone took part: each agent spoke or acted.
+    const actors = new Set(ofType(events, 'tool.completed').map((event) => event.agent));
+    expect([...actors].sort()).toEqual(['ana', 'bard', 'bram', 'guard', 'innkeeper', 'pip']);
+    expect(tavernScene.summarize!(tavern, result)).toMatch(/^The Wobbly Flagon closes at tick 30 \(ticks\): \d+ portions served; .*pip fixed 3 of his 3 mistakes\.$/);
+  });
+
+  it("turns each of pip's typical mistakes into a correction, and he fixes it in the same turn", async () => {
+    const { events } = await evening(4);
+    expect(pipsOutcomes(events).slice(0, 6)).toEqual([
+      'rejected invalid_arguments/validation_error',
+      'ordered ale',
+      'malformed unclosed_action',
+      'ordered bread',
+      'rejected unknown_tool/unknown_tool',
+      'ordered ale',
+    ]);
+    const rejected = ofType(events, 'tool.rejected').filter((event) => event.agent === 'pip');
+    expect(rejected[0]!.data.message).toContain('Unknown parameter "drink"');
+    expect(rejected[1]!.data.message).toContain('Unknown tool "buy_drink"');
+    // Each fix is written in round 2 of the turn whose round 1 went wrong, after reading the observation.
+    const observations = ofType(events, 'agent.observation').filter((event) => event.agent === 'pip').slice(0, 6);
+    expect(observations.map((event) => [event.data.round, event.data.ok])).toEqual([
+      [1, false], [2, true], [1, false], [2, true], [1, false], [2, true],
+    ]);
+    const fixes = ofType(events, 'llm.response').filter((event) => event.agent === 'pip' && event.data.round === 2).slice(0, 3);
+    expect(fixes.map((event) => event.data.text.split('\n')[1])).toEqual([
+      '<ACTION><order><item>ale</item></order><update_private><key>lessons</key><value>1</value></update_private></ACTION>',
+      '<ACTION><order><item>bread</item></order><update_private><key>lessons</key><value>2</value></update_private></ACTION>',
+      '<ACTION><order><item>ale</item></order><update_private><key>lessons</key><value>3</value></update_private></ACTION>',
+    ]);
+  });
+
+  it('changes the world only through tools: every change is a world.changed event, and replaying them gives the final world', async () => {
+    const { tavern, events, opening } = await evening(4);
+    const changes = ofType(events, 'world.changed');
+    const paths = new Set(changes.map((event) => event.data.path));
+    for (const path of ['tavern.orders', 'tavern.stock.ale', 'tavern.till', 'patrons.pip', 'bard.tips']) expect(paths).toContain(path);
+    // Every change names the agent whose tool made it, and the tool call that did.
+    for (const event of changes) {
+      expect(event.agent).toBeDefined();
+      expect(events.find((other) => other.id === event.cause)?.type).toBe('tool.started');
+    }
+    expect(replayWorld(opening, events)).toEqual(tavern.world.snapshot());
+    const stock = tavern.read('tavern.stock') as Record<string, number>;
+    for (const count of Object.values(stock)) expect(count).toBeGreaterThanOrEqual(0);
+  });
+
+  it('replays exactly with the same seed, and plays differently with another', async () => {
+    const first = await evening(11);
+    const again = await evening(11);
+    expect(JSON.stringify(again.events)).toBe(JSON.stringify(first.events));
+    const other = await evening(12);
+    expect(story(other.events)).not.toEqual(story(first.events));
+  });
+
+  it('the guard warns a patron for loud words and throws him out for a brawl', async () => {
+    const tavern = buildTavern({ seed: 1 });
+    const events = record(tavern);
+    await tavern.step();
+    tavern.say('bram', 'Fight me, the lot of you!');
+    await tavern.step();
+    const calls = () => ofType(events, 'tool.completed').filter((event) => event.agent === 'guard').map((event) => `${event.data.name} ${JSON.stringify(event.data.args)}`);
+    expect(calls()).toEqual(['calm {"patron":"bram"}', 'say {"text":"Easy, bram. That\'s your one warning. Sit down and drink quietly.","to":"bram"}']);
+    tavern.emit('brawl', { by: 'bram' });
+    await tavern.step();
+    expect(calls().slice(2)).toEqual([
+      'eject {"patron":"bram","reason":"started a brawl"}',
+      'say {"text":"Out you go, bram, and don\'t come back tonight.","to":"bram"}',
+    ]);
+    expect(tavern.read('patrons.bram.status')).toBe('ejected');
+    expect((tavern.read('tavern.board') as string[]).at(-1)).toMatch(/^bram is barred tonight: started a brawl/);
+    await tavern.stop();
+  });
+
+  it('is a scene definition troupe run can load: it hands its bus to observe, or builds on the bus it is given', async () => {
+    let observed: Bus | undefined;
+    const built = await tavernScene.create({ seed: 3, observe: (bus) => (observed = bus), options: {} });
+    expect(observed).toBe(built.bus);
+    expect([...built.agents.keys()]).toEqual(['innkeeper', 'guard', 'bard', 'ana', 'bram', 'pip']);
+    expect(tavernScene.ticks).toBe(30);
+    await built.stop();
+    const bus = createBus();
+    const onGiven = await tavernScene.create({ bus, seed: 3, options: {} });
+    expect(onGiven.bus).toBe(bus);
+    await onGiven.stop();
+  });
+});
