@@ -58,6 +58,8 @@ class SceneRuntime implements Scene {
   private turnCount = 0;
   private failures = 0;
   private hasStarted = false;
+  /** `performance.now()` at start, for the result's wall time. */
+  private startedAt: number | undefined;
   private stopping: Promise<SceneResult> | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   private wallTimer: ReturnType<typeof setTimeout> | undefined;
@@ -149,6 +151,7 @@ class SceneRuntime implements Scene {
     if (this.stopping !== undefined) throw new SceneError(`scene "${this.name}" has stopped; create a new scene to run again`);
     if (this.hasStarted) return;
     this.hasStarted = true;
+    this.startedAt = performance.now();
     this.bus.publish('scene.started', { tick: this.tickCount, seed: this.seed, agents: this.order.map((member) => member.name) }, { scene: this.name });
     for (const member of this.order) if (member.triggers.start) member.wake({ reason: 'start', depth: 0 });
     const wallMs = this.budget?.limits.wallMs;
@@ -206,6 +209,14 @@ class SceneRuntime implements Scene {
 
   read(path: WorldPath): JsonValue | undefined {
     return this.world.get(path);
+  }
+
+  retire(name: string): boolean {
+    const member = this.members.get(name);
+    if (member === undefined || member.retired) return false;
+    member.retired = true;
+    member.pending = undefined;
+    return true;
   }
 
   /** One tick: timers, then the due agents' turns, at most `limits.turns` at a time. */
@@ -285,6 +296,7 @@ class SceneRuntime implements Scene {
       turns: this.turnCount,
       failures: this.failures,
       usage: this.budget?.usage() ?? { modelCalls: 0, tokens: 0, toolCalls: 0, wallMs: 0 },
+      wallMs: this.startedAt === undefined ? 0 : performance.now() - this.startedAt,
     };
     const why = detail ?? (known ? undefined : reason);
     if (why !== undefined) result.detail = why;

@@ -88,13 +88,14 @@ export function sceneTools(host: SceneToolHost): Tool[] {
       required: ['text'],
       additionalProperties: false,
     },
-    execute: ({ text, to }, { agent }) => {
+    execute: ({ text, to }, { agent, dispatcher }) => {
       caller(agent);
       if (to !== undefined && host.member(to as string) === undefined) {
         throw new ToolError(`no agent "${String(to)}" in this scene`, { kind: 'not_found', hint: `agents here: ${host.memberNames().join(', ')}` });
       }
       const data = to === undefined ? { text: text as string } : { text: text as string, to: to as string };
-      host.bus.publish('agent.said', data, { agent, scene: host.name });
+      // The speech follows from the call that made it, so a log reads as a tree.
+      host.bus.publish('agent.said', data, { agent, scene: host.name, cause: dispatcher?.startedId });
       return to === undefined ? 'said' : `said to ${String(to)}`;
     },
   });
@@ -111,10 +112,10 @@ export function sceneTools(host: SceneToolHost): Tool[] {
       required: ['name'],
       additionalProperties: false,
     },
-    execute: ({ name, payload }, { agent }) => {
+    execute: ({ name, payload }, { agent, dispatcher }) => {
       caller(agent);
       const data = payload === undefined ? { name: name as string } : { name: name as string, payload: frozenJson(payload, 'payload') };
-      host.bus.publish('scene.event', data, { agent, scene: host.name });
+      host.bus.publish('scene.event', data, { agent, scene: host.name, cause: dispatcher?.startedId });
       return { published: name };
     },
   });

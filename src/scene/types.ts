@@ -144,7 +144,7 @@ export type SceneAgent = {
   readonly name: string;
   readonly agent: Agent;
   readonly private: Readonly<Record<string, JsonValue>>;
-  /** Retired agents get no more turns (budget spent, or `retire()`). */
+  /** Retired agents get no more turns (their budget is spent, or `scene.retire(name)`). */
   readonly retired: boolean;
   readonly turns: number;
   /** How its last turn ended. */
@@ -166,6 +166,8 @@ export type SceneResult = {
   /** Turns that ended `error`. */
   failures: number;
   usage: BudgetUsage;
+  /** Wall time from `start` to `scene.stopped`, in ms. */
+  wallMs: number;
 };
 
 /** What one `scene.step()` did: how many turns ran, and how they ended. */
@@ -197,6 +199,12 @@ export type Scene = {
   emit(name: string, payload?: JsonValue): void;
   /** Speech from outside the cast (a player, a narrator): heard like any agent's. */
   say(from: string, text: string, to?: string): void;
+  /**
+   * Takes an agent out of the scene: no more turns, triggers or speech wakes it (it still hears, and
+   * a turn in flight finishes). A tool can retire its caller: `scene.retire(context.agent)`.
+   * Returns false for an unknown or already retired agent.
+   */
+  retire(name: string): boolean;
   /** A path of the world, for hosts: `scene.world.get('tavern.door')`. */
   read(path: WorldPath): JsonValue | undefined;
 };

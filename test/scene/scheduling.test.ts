@@ -79,6 +79,21 @@ describe('scheduling', () => {
     await scene.stop();
   });
 
+  it('retire takes an agent out: no more turns, while the others go on', async () => {
+    const { scene } = recordedScene({ schedule: 'every-tick' });
+    const ticks: string[] = [];
+    scene.add({ name: 'leaver', brain: (p) => (ticks.push(`leaver${p.tick}`), 'bye') });
+    scene.add({ name: 'stayer', brain: (p) => (ticks.push(`stayer${p.tick}`), 'hi') });
+    await scene.step();
+    expect(scene.retire('leaver')).toBe(true);
+    expect(scene.retire('leaver')).toBe(false);
+    expect(scene.retire('nobody')).toBe(false);
+    const result = await scene.run({ ticks: 2 });
+    expect(ticks).toEqual(['leaver1', 'stayer1', 'stayer2', 'stayer3']);
+    expect(scene.agents.get('leaver')!.retired).toBe(true);
+    expect(result.wallMs).toBeGreaterThanOrEqual(0);
+  });
+
   it('refuses bad configuration with errors that name the problem', () => {
     const { scene } = recordedScene();
     scene.add({ name: 'a', brain: quiet });

@@ -36,6 +36,9 @@ describe('speech between agents', () => {
     const result = await scene.run({ ticks: 20 });
 
     const exchanges = ofType(events, 'agent.said').filter((event) => event.agent !== 'clock');
+    // Speech through `say` follows from the call that made it.
+    const started = ofType(events, 'tool.started').find((event) => event.agent === 'ping')!;
+    expect(exchanges[0]!.cause).toBe(started.id);
     // start + 4 replies, then the chain is long enough and wakes nobody.
     expect(exchanges.map((event) => event.agent)).toEqual(['ping', 'pong', 'ping', 'pong', 'ping']);
     expect(result.reason).toBe('ticks');
