@@ -9,9 +9,11 @@ import { settledHeap, type Row } from './measure.js';
  * state), heap per agent at rest between ticks, and a bare hand-written loop doing the same work
  * (parse the brain's block, check the arguments, call the tool, record two events) for scale.
  */
-export async function benchCrowd(sizes: readonly number[], ticks: number): Promise<Row[]> {
+export async function benchCrowd(sizes: readonly number[], minTicks: number, minSteps: number): Promise<Row[]> {
   const rows: Row[] = [];
   for (const npcs of sizes) {
+    // Small crowds run more ticks, so that every size is timed over enough steps to be warm.
+    const ticks = Math.max(minTicks, Math.ceil(minSteps / npcs) + 1);
     const before = settledHeap();
     let delivered = 0;
     const bus = createBus({ ids: sequentialIds('crowd') });

@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   rows.push(...(await benchAgentRun(quick ? 2_000 : 20_000)));
   rows.push(...(await benchStatechart(quick ? 2_000 : 20_000)));
   rows.push(...(await benchParkedAgents(quick ? 1_000 : 10_000)));
-  rows.push(...(await benchCrowd(quick ? [1_000] : [1_000, 10_000, 100_000], quick ? 3 : 4)));
+  rows.push(...(await benchCrowd(quick ? [1_000] : [1_000, 10_000, 100_000], quick ? 3 : 4, quick ? 2_000 : 50_000)));
   const cpu = cpus()[0]?.model ?? 'unknown cpu';
   console.log(`troupe bench — node ${process.version}, ${cpus().length} cores (${cpu})\n`);
   console.log('| benchmark | iterations | µs/op | vs bare | note |');

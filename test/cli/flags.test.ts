@@ -61,8 +61,8 @@ describe('run flags', () => {
 describe('summary and progress', () => {
   it('summarizes a run with its reason, counts and seed', () => {
     const usage = { modelCalls: 0, tokens: 0, toolCalls: 0, wallMs: 0 };
-    expect(defaultSummary('tavern', { reason: 'ticks', tick: 20, turns: 45, failures: 1, usage }, 42)).toBe('tavern ended (ticks): 20 ticks, 45 turns, 1 failure; seed 42');
-    expect(defaultSummary('tavern', { reason: 'stopped', detail: 'interrupted', tick: 1, turns: 1, failures: 0, usage }, 7)).toBe(
+    expect(defaultSummary('tavern', { reason: 'ticks', tick: 20, turns: 45, failures: 1, usage, wallMs: 12 }, 42)).toBe('tavern ended (ticks): 20 ticks, 45 turns, 1 failure; seed 42');
+    expect(defaultSummary('tavern', { reason: 'stopped', detail: 'interrupted', tick: 1, turns: 1, failures: 0, usage, wallMs: 3 }, 7)).toBe(
       'tavern ended (stopped: interrupted): 1 tick, 1 turn, 0 failures; seed 7',
     );
   });
