@@ -141,7 +141,7 @@ export function parse(host: AgentRuntime): void {
     host.publish('agent.said', { text: parsed.text });
   }
   if (parsed.trailing !== undefined) host.publish('action.trailing', { text: parsed.trailing });
-  if (run.nudging) return;
+  if (run.nudging || response.passed === true) return;
   if (parsed.problem !== undefined) {
     reportMalformed(host, run, parsed.problem);
   } else if (parsed.calls.length === 0 && parsed.text === '') {

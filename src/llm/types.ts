@@ -41,6 +41,11 @@ export type ModelResponse = {
   finishReason: FinishReason;
   stopSequence?: string;
   usage?: Usage;
+  /**
+   * A scripted brain chose to do nothing this turn: the run ends quietly (`final_answer`, empty
+   * text) instead of treating the empty reply as a mistake to correct.
+   */
+  passed?: boolean;
 };
 
 /** What a streaming provider yields; the last event is `finish`. */

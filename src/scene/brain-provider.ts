@@ -1,4 +1,4 @@
-import { scriptedResponse } from '../llm/scripted-provider.js';
+import { scriptedResponse, type ScriptedTurn } from '../llm/scripted-provider.js';
 import type { ModelRequest, ModelResponse, Provider } from '../llm/types.js';
 import { ProviderError } from '../llm/provider-error.js';
 import type { Brain, Perception } from './types.js';
@@ -17,8 +17,8 @@ export function brainProvider(brain: Brain, perceive: (request: ModelRequest) =>
       if (request.signal.aborted) return Promise.reject(new ProviderError('aborted', 'the brain was asked after an abort'));
       try {
         const turn = brain(perceive(request));
-        if (turn instanceof Promise) return turn.then((value) => scriptedResponse(value, request, false));
-        return Promise.resolve(scriptedResponse(turn, request, false));
+        if (turn instanceof Promise) return turn.then((value) => responseTo(value, request));
+        return Promise.resolve(responseTo(turn, request));
       } catch (error) {
         return Promise.reject(
           error instanceof ProviderError ? error : new ProviderError('script', `brain of "${request.agent}" threw: ${describe(error)}`, { cause: error }),
@@ -26,6 +26,13 @@ export function brainProvider(brain: Brain, perceive: (request: ModelRequest) =>
       }
     },
   };
+}
+
+const PASSED: ModelResponse = Object.freeze({ text: '', finishReason: 'stop', passed: true });
+
+/** A brain's turn as a response; `null` or `undefined` is a pass. */
+function responseTo(turn: ScriptedTurn | null | undefined, request: ModelRequest): ModelResponse {
+  return turn === null || turn === undefined ? PASSED : scriptedResponse(turn, request, false);
 }
 
 function describe(error: unknown): string {

@@ -66,9 +66,10 @@ export type Heard = { from: string; text: string; to?: string; tick: number };
 /**
  * A rule-driven brain: from what the agent perceived, the turn it writes — `<ACTION>` text exactly
  * as a model would write it, or a scripted turn with native calls. It runs in place of a model
- * call, through the same parse → validate → dispatch → observe cycle.
+ * call, through the same parse → validate → dispatch → observe cycle. `null` (or `undefined`)
+ * passes: the turn ends quietly, with no speech and no correction.
  */
-export type Brain = (perception: Perception) => ScriptedTurn | Promise<ScriptedTurn>;
+export type Brain = (perception: Perception) => ScriptedTurn | null | undefined | Promise<ScriptedTurn | null | undefined>;
 
 /** One member of the cast, as `scene.add` takes it. */
 export type CastMember = {

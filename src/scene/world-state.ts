@@ -1,7 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { WorldError } from '../errors.js';
 import { frozenJson } from './json-value.js';
 import { PathLocks } from './path-lock.js';
-import { pathKeys, pathText, type PathKeys } from './world-path.js';
+import { overlaps, pathKeys, pathText, type PathKeys } from './world-path.js';
 import type { JsonValue, WorldState, WorldWriter } from './world-types.js';
 
 type Container = { [key: string]: JsonValue } | JsonValue[];
@@ -22,6 +23,8 @@ export type WorldChanged = (path: string, value: JsonValue | undefined, writer: 
 export function createWorld(initial: Record<string, JsonValue>, onChange: WorldChanged): WorldState {
   let root = thaw(frozenJson(initial ?? {}, 'the initial world') as Container) as { [key: string]: JsonValue };
   const locks = new PathLocks();
+  // The paths the running update holds, through its awaits: a nested update can see them.
+  const holding = new AsyncLocalStorage<readonly PathKeys[]>();
 
   const read = (keys: PathKeys): JsonValue | undefined => {
     let node: JsonValue | undefined = root;
@@ -93,9 +96,15 @@ export function createWorld(initial: Record<string, JsonValue>, onChange: WorldC
     },
     async update(path, fn, options = {}) {
       const keys = pathKeys(path);
+      const held = holding.getStore();
+      const clash = held?.find((other) => overlaps(other, keys));
+      if (clash !== undefined) {
+        // Waiting for a lock this very update holds would wait forever: say so instead.
+        throw new WorldError('world_locked', `update of "${pathText(keys)}" inside an update of "${pathText(clash)}" would wait for itself; update the outer path once`);
+      }
       const release = await locks.acquire(keys, options.signal);
       try {
-        const next = await fn(read(keys));
+        const next = await holding.run(held === undefined ? [keys] : [...held, keys], () => fn(read(keys)));
         if (next !== undefined) write(keys, frozenJson(next, `the value for "${pathText(keys)}"`), options);
         return next;
       } finally {

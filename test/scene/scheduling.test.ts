@@ -79,6 +79,20 @@ describe('scheduling', () => {
     await scene.stop();
   });
 
+  it('a brain that returns null passes its turn quietly: no speech, no correction', async () => {
+    const { scene, types, events } = recordedScene({ schedule: 'every-tick' });
+    scene.add({ name: 'idle', brain: () => null, maxCorrections: 1 });
+    await scene.run({ ticks: 3 });
+    expect(types()).not.toContain('agent.said');
+    expect(types()).not.toContain('agent.observation');
+    expect(types()).not.toContain('action.malformed');
+    expect(events.filter((event) => event.type === 'agent.finished').map((event) => (event.data as { reason: string }).reason)).toEqual([
+      'final_answer',
+      'final_answer',
+      'final_answer',
+    ]);
+  });
+
   it('retire takes an agent out: no more turns, while the others go on', async () => {
     const { scene } = recordedScene({ schedule: 'every-tick' });
     const ticks: string[] = [];

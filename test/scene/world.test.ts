@@ -84,6 +84,20 @@ describe('the world state', () => {
     expect(scene.world.get('stock')).toBe(5);
   });
 
+  it('refuses a nested update of an overlapping path instead of waiting forever; disjoint nesting works', async () => {
+    const { scene } = recordedScene({ world: { tavern: { stock: 1, till: 0 } } });
+    const nested = scene.world.update('tavern', async () => {
+      await scene.world.update('tavern.stock', (stock) => (stock as number) - 1);
+      return undefined;
+    });
+    await expect(nested).rejects.toThrow(/inside an update of "tavern" would wait for itself/);
+    await scene.world.update('tavern.stock', async (stock) => {
+      await scene.world.update('tavern.till', (till) => (till as number) + 3);
+      return (stock as number) - 1;
+    });
+    expect(scene.world.get('tavern')).toEqual({ stock: 0, till: 3 });
+  });
+
   it('changes only through tools when agents act: the tool result and the change are on the bus', async () => {
     const { scene, events } = recordedScene({ world: { keg: 2 } });
     const pour = defineTool({
