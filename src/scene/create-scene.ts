@@ -1,7 +1,7 @@
 import { pino, type Logger } from 'pino';
 import { Budget } from '../agent/budget.js';
-import { createBus, type Bus, type Unsubscribe } from '../bus/bus.js';
-import type { Envelope, Pattern, RunReason } from '../bus/events.js';
+import { createBus, type Bus } from '../bus/bus.js';
+import type { RunReason } from '../bus/events.js';
 import { randomIds, sequentialIds } from '../bus/ids.js';
 import { ConfigError, SceneError } from '../errors.js';
 import { createSessionLog, type SessionLog } from '../record/session-log.js';
@@ -12,7 +12,8 @@ import { inWindow, type SceneClock } from './scene-clock.js';
 import { resolveSceneOptions, type ResolvedScene } from './scene-options.js';
 import type { PendingTrigger, SceneMember } from './scene-member.js';
 import { sceneTools } from './scene-tools.js';
-import { dueMembers, isQuiet, wakeOnSpeech, wakeOnEvent, wakeOnTimers } from './schedule.js';
+import { SceneEars } from './scene-ears.js';
+import { dueMembers, isQuiet, wakeOnTimers } from './schedule.js';
 import { SpeechLog } from './speech-log.js';
 import type { CastMember, Scene, SceneAgent, SceneOptions, SceneResult, SceneStopReason, TickReport } from './types.js';
 import { createWorld } from './world-state.js';
@@ -49,9 +50,7 @@ class SceneRuntime implements Scene {
   readonly logger: Logger;
   private readonly log: SessionLog | undefined;
   private readonly ownsLog: boolean;
-  private readonly subscriptions: Unsubscribe[] = [];
-  private readonly patterns = new Map<string, SceneMember[]>();
-  private readonly speechListeners: SceneMember[] = [];
+  private readonly ears: SceneEars;
   private readonly inFlight = new Set<Promise<unknown>>();
   private tickCount = 0;
   private rotation = 0;
@@ -112,12 +111,13 @@ class SceneRuntime implements Scene {
       logger: options.logger,
       perceive: (agent, request) => this.members.get(agent)!.perceive(request, this.tickCount, this.world),
     });
-    this.subscriptions.push(
-      this.bus.on('agent.said', (event) => {
-        if (event.scene !== this.name) return;
-        wakeOnSpeech(event, this.scheduling());
-      }),
-    );
+    this.ears = new SceneEars(name, this.bus, () => ({
+      members: this.members,
+      speech: this.speech,
+      tick: this.tickCount,
+      maxReplyChain: resolved.maxReplyChain,
+      logger: this.logger,
+    }));
   }
 
   get tick(): number {
@@ -141,8 +141,7 @@ class SceneRuntime implements Scene {
     const member = this.cast.build(spec, (name) => this.members.has(name));
     this.members.set(member.name, member);
     this.order.push(member);
-    if (member.triggers.speech) this.speechListeners.push(member);
-    for (const { on } of member.triggers.on) this.listen(on, member);
+    this.ears.listenFor(member);
     if (this.hasStarted && member.triggers.start) member.wake({ reason: 'start', depth: 0 });
     return member;
   }
@@ -288,7 +287,7 @@ class SceneRuntime implements Scene {
     ]);
     clearTimeout(timeout);
     if (!settled) this.logger.warn({ scene: this.name, timeoutMs }, 'scene stopped with turns still settling');
-    for (const unsubscribe of this.subscriptions) unsubscribe();
+    this.ears.close();
     const known = ['ticks', 'quiet', 'stopped', 'budget', 'signal'].includes(reason);
     const result: SceneResult = {
       reason: (known ? reason : 'stopped') as SceneStopReason,
@@ -310,32 +309,6 @@ class SceneRuntime implements Scene {
     const forget = (): void => void this.inFlight.delete(work);
     work.then(forget, forget);
     return work;
-  }
-
-  private listen(pattern: Pattern, member: SceneMember): void {
-    let listeners = this.patterns.get(pattern);
-    if (listeners === undefined) {
-      const list: SceneMember[] = (listeners = []);
-      this.patterns.set(pattern, list);
-      this.subscriptions.push(
-        this.bus.on(pattern, (event: Envelope) => {
-          if (event.scene !== undefined && event.scene !== this.name) return;
-          wakeOnEvent(event, list, this.scheduling(), pattern);
-        }),
-      );
-    }
-    listeners.push(member);
-  }
-
-  private scheduling() {
-    return {
-      members: this.members,
-      speechListeners: this.speechListeners,
-      speech: this.speech,
-      tick: this.tickCount,
-      maxReplyChain: this.options.maxReplyChain,
-      logger: this.logger,
-    };
   }
 }
 
