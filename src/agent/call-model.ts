@@ -10,7 +10,7 @@ export type Publish = <K extends EventType>(type: K, data: TroupeEvents[K]) => E
 export const DEFAULT_MODEL_RETRY: Required<RetryPolicy> = { attempts: 3, backoffMs: 500, maxBackoffMs: 30_000 };
 
 /**
- * One deliberation: calls the provider, retrying retryable failures with exponential backoff (or
+ * One deliberation: calls the provider (answering synchronously when it can), retrying retryable failures with exponential backoff (or
  * exactly the `retry-after` the provider asked for). Every failed attempt is an `llm.error`; the
  * last one is rethrown as a ProviderError for the agent to fail on.
  */
@@ -19,14 +19,16 @@ export function callModel(
   request: ModelRequest,
   policy: Required<RetryPolicy>,
   publish: Publish,
-): Promise<ModelResponse> {
-  // The first attempt without an async frame: most calls answer, and a crowd makes many.
-  let first: Promise<ModelResponse>;
+): ModelResponse | Promise<ModelResponse> {
+  // The first attempt without an async frame: most calls answer, and a crowd makes many. A
+  // provider that can answer at once (`completeNow`, a scripted brain) is not made to wait.
+  let first: ModelResponse | Promise<ModelResponse>;
   try {
-    first = provider.complete(request);
+    first = provider.completeNow !== undefined ? provider.completeNow(request) : provider.complete(request);
   } catch (thrown) {
     return retry(provider, request, policy, publish, thrown);
   }
+  if (!(first instanceof Promise)) return first;
   return first.then(undefined, (thrown: unknown) => retry(provider, request, policy, publish, thrown));
 }
 

@@ -5,10 +5,11 @@ import { parseNativeCalls } from '../protocol/parse-native.js';
 import { parseOutput } from '../protocol/parse-output.js';
 import type { MalformedProblem, ParsedOutput } from '../protocol/types.js';
 import { createToolLimiters } from '../tools/acquire-slot.js';
-import { dispatchTurn } from '../tools/dispatch-turn.js';
+import { dispatchTurnNow, type CallResult } from '../tools/dispatch-turn.js';
 import { validateCalls } from '../tools/validate-calls.js';
 import type { AgentRuntime } from './agent-runtime.js';
 import { callModel } from './call-model.js';
+import type { ModelResponse } from '../llm/types.js';
 import { describeCall, observationText, wrapObservation, type ObservedCall, type TurnOutcome } from './observation-text.js';
 import type { RunState, TurnCall } from './run-state.js';
 import { stableKey } from './stable-key.js';
@@ -74,40 +75,42 @@ export function deliberate(host: AgentRuntime): void {
   const requested = host.publish('llm.request', requestData);
   run.cause = requested.id;
   const startedAt = host.config.bus.clock();
-  callModel(provider, request, host.config.modelRetry, host.publishAsAgent).then(
-    (response) => {
-      if (host.current !== run || run.finished) return;
-      // A provider that resolves something malformed fails the run; it must never hang it.
-      if (response === null || typeof response !== 'object' || typeof response.text !== 'string') {
-        run.error = `model call failed: the provider returned ${response === null ? 'null' : typeof response} instead of a response with text`;
-        return host.send(run, 'model.failed');
-      }
-      run.response = response;
-      // The model has now answered the last observation (a brain reads it from the run until here).
-      run.observation = undefined;
-      if (response.usage !== undefined) {
-        run.usage.inputTokens += response.usage.inputTokens;
-        run.usage.outputTokens += response.usage.outputTokens;
-        run.usage.totalTokens += response.usage.totalTokens;
-        for (const budget of host.config.budgets) budget.charge({ tokens: response.usage.totalTokens });
-      }
-      const data: TroupeEvents['llm.response'] = {
-        round: run.round,
-        text: response.text,
-        finishReason: response.finishReason,
-        latencyMs: host.config.bus.clock() - startedAt,
-      };
-      if (response.toolCalls !== undefined) data.toolCalls = response.toolCalls;
-      if (response.usage !== undefined) data.usage = response.usage;
-      run.cause = host.publish('llm.response', data).id;
-      host.send(run, 'model.responded');
-    },
-    (error: unknown) => {
-      if (run.controller.signal.aborted) return host.send(run, 'aborted');
-      run.error = `model call failed: ${error instanceof Error ? error.message : String(error)}`;
-      host.send(run, 'model.failed');
-    },
-  );
+  const onResponse = (response: ModelResponse): void => {
+    if (host.current !== run || run.finished) return;
+    // A provider that resolves something malformed fails the run; it must never hang it.
+    if (response === null || typeof response !== 'object' || typeof response.text !== 'string') {
+      run.error = `model call failed: the provider returned ${response === null ? 'null' : typeof response} instead of a response with text`;
+      return host.send(run, 'model.failed');
+    }
+    run.response = response;
+    // The model has now answered the last observation (a brain reads it from the run until here).
+    run.observation = undefined;
+    if (response.usage !== undefined) {
+      run.usage.inputTokens += response.usage.inputTokens;
+      run.usage.outputTokens += response.usage.outputTokens;
+      run.usage.totalTokens += response.usage.totalTokens;
+      for (const budget of host.config.budgets) budget.charge({ tokens: response.usage.totalTokens });
+    }
+    const data: TroupeEvents['llm.response'] = {
+      round: run.round,
+      text: response.text,
+      finishReason: response.finishReason,
+      latencyMs: host.config.bus.clock() - startedAt,
+    };
+    if (response.toolCalls !== undefined) data.toolCalls = response.toolCalls;
+    if (response.usage !== undefined) data.usage = response.usage;
+    run.cause = host.publish('llm.response', data).id;
+    host.send(run, 'model.responded');
+  };
+  const onError = (error: unknown): void => {
+    if (run.controller.signal.aborted) return host.send(run, 'aborted');
+    run.error = `model call failed: ${error instanceof Error ? error.message : String(error)}`;
+    host.send(run, 'model.failed');
+  };
+  const answer = callModel(provider, request, host.config.modelRetry, host.publishAsAgent);
+  // A provider that answered at once (a scripted brain) is parsed in this same step.
+  if (answer instanceof Promise) answer.then(onResponse, onError);
+  else onResponse(answer);
 }
 
 /** Turns the model's output into visible text and raw calls (or a malformed-block problem). */
@@ -269,40 +272,48 @@ export function dispatch(host: AgentRuntime): void {
   // The whole turn fits the budgets or none of it runs.
   if (refusedByBudget(host, run, { toolCalls: runnable.length })) return;
   const { config } = host;
-  dispatchTurn(
-    runnable.map(({ call, tool }) => ({ call, tool })),
-    {
-      signal: run.controller.signal,
-      agent: config.name,
-      ...(config.scene !== undefined && { scene: config.scene }),
-      publish: host.publishAsAgent,
-      // Made at the first dispatch: an agent that never calls a tool never pays for them.
-      limiter: (config.limiter ??= pLimit({ concurrency: config.concurrency, rejectOnClear: true })),
-      toolLimiters: (config.toolLimiters ??= createToolLimiters()),
-      // An approval-gated call makes the whole turn run in the model's order.
-      sequential: turn.calls.some((entry) => entry.gate !== false),
-      defaultTimeoutMs: config.toolTimeoutMs,
-      // Durations on the bus clock: a run with an injected clock gives the same events every time.
-      clock: config.bus.clock,
-      bus: config.bus,
-      ...(config.log !== undefined && { assertRecorded: config.log.assertRecorded.bind(config.log) }),
-    },
-  ).then(
-    (results) => {
-      if (host.current !== run || run.finished) return;
-      turn.results = results;
-      if (run.controller.signal.aborted) {
-        recordCalls(run, turn.calls);
-        host.send(run, 'aborted');
-      } else {
-        host.send(run, 'dispatch.settled');
-      }
-    },
-    (error: unknown) => {
-      run.error = `dispatch failed: ${error instanceof Error ? error.message : String(error)}`;
-      host.send(run, 'dispatch.failed');
-    },
-  );
+  const onResults = (results: CallResult[]): void => {
+    if (host.current !== run || run.finished) return;
+    turn.results = results;
+    if (run.controller.signal.aborted) {
+      recordCalls(run, turn.calls);
+      host.send(run, 'aborted');
+    } else {
+      host.send(run, 'dispatch.settled');
+    }
+  };
+  const onFailure = (error: unknown): void => {
+    run.error = `dispatch failed: ${error instanceof Error ? error.message : String(error)}`;
+    host.send(run, 'dispatch.failed');
+  };
+  let outcome: CallResult[] | Promise<CallResult[]>;
+  try {
+    outcome = dispatchTurnNow(
+      runnable.length === turn.calls.length ? turn.calls : runnable,
+      {
+        signal: run.controller.signal,
+        agent: config.name,
+        ...(config.scene !== undefined && { scene: config.scene }),
+        publish: host.publishAsAgent,
+        // Made at the first dispatch: an agent that never calls a tool never pays for them.
+        limiter: (config.limiter ??= pLimit({ concurrency: config.concurrency, rejectOnClear: true })),
+        toolLimiters: (config.toolLimiters ??= createToolLimiters()),
+        // An approval-gated call makes the whole turn run in the model's order.
+        sequential: turn.calls.some((entry) => entry.gate !== false),
+        defaultTimeoutMs: config.toolTimeoutMs,
+        // Durations on the bus clock: a run with an injected clock gives the same events every time.
+        clock: config.bus.clock,
+        bus: config.bus,
+        ...(config.log !== undefined && { assertRecorded: config.log.assertRecorded.bind(config.log) }),
+      },
+    );
+  } catch (error) {
+    return onFailure(error);
+  }
+  // Tools that all answered at once: the observation follows in this same step, with no hop
+  // through the microtask queue (the machine takes the event from its mailbox).
+  if (outcome instanceof Promise) outcome.then(onResults, onFailure);
+  else onResults(outcome);
 }
 
 /** Writes the turn's observation into the history and on the bus. */

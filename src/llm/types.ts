@@ -60,6 +60,11 @@ export type Provider = {
   readonly name: string;
   readonly model?: string;
   complete(request: ModelRequest): Promise<ModelResponse>;
+  /**
+   * Optional: `complete` for providers that often know their answer at once (a scripted brain). A
+   * response returned directly lets the agent go on in the same step; a promise works as usual.
+   */
+  completeNow?(request: ModelRequest): ModelResponse | Promise<ModelResponse>;
   stream?(request: ModelRequest): AsyncIterable<StreamEvent>;
 };
 

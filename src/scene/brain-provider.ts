@@ -10,19 +10,26 @@ import type { Brain, Perception } from './types.js';
  * drive an agent for a hundred thousand turns in constant memory.
  */
 export function brainProvider(brain: Brain, perceive: (request: ModelRequest) => Perception, name = 'brain'): Provider {
+  const completeNow = (request: ModelRequest): ModelResponse | Promise<ModelResponse> => {
+    if (request.signal.aborted) throw new ProviderError('aborted', 'the brain was asked after an abort');
+    let turn: ReturnType<Brain>;
+    try {
+      turn = brain(perceive(request));
+    } catch (error) {
+      throw error instanceof ProviderError ? error : new ProviderError('script', `brain of "${request.agent}" threw: ${describe(error)}`, { cause: error });
+    }
+    return turn instanceof Promise ? turn.then((value) => responseTo(value, request)) : responseTo(turn, request);
+  };
   return {
     name,
     model: 'scripted-brain',
+    completeNow,
     complete(request: ModelRequest): Promise<ModelResponse> {
-      if (request.signal.aborted) return Promise.reject(new ProviderError('aborted', 'the brain was asked after an abort'));
       try {
-        const turn = brain(perceive(request));
-        if (turn instanceof Promise) return turn.then((value) => responseTo(value, request));
-        return Promise.resolve(responseTo(turn, request));
+        const answer = completeNow(request);
+        return answer instanceof Promise ? answer : Promise.resolve(answer);
       } catch (error) {
-        return Promise.reject(
-          error instanceof ProviderError ? error : new ProviderError('script', `brain of "${request.agent}" threw: ${describe(error)}`, { cause: error }),
-        );
+        return Promise.reject(error);
       }
     },
   };

@@ -86,10 +86,25 @@ type Entry = { call: ToolCall; tool: Tool };
  *   assertRecorded: (event) => log.assertRecorded(event),
  * });
  */
-export async function dispatchTurn(calls: readonly Entry[], options: DispatchOptions): Promise<CallResult[]> {
+export function dispatchTurn(calls: readonly Entry[], options: DispatchOptions): Promise<CallResult[]> {
+  try {
+    const outcome = dispatchTurnNow(calls, options);
+    return outcome instanceof Promise ? outcome : Promise.resolve(outcome);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * `dispatchTurn`, answering synchronously when every call did (no tool returned a promise, no
+ * slot had to be waited for, no retry): the agent then goes on to its observation in the same
+ * step, without a round trip through the microtask queue. Throws (or rejects) only on a host
+ * failure, as `dispatchTurn` rejects.
+ */
+export function dispatchTurnNow(calls: readonly Entry[], options: DispatchOptions): CallResult[] | Promise<CallResult[]> {
   const scope = new StopScope(options.signal);
   const concurrent = !options.sequential && calls.every(isReadOnly);
-  let hostError: { error: unknown } | undefined;
+  const failure: { error?: { error: unknown } } = {};
   const turn: TurnContext = {
     options,
     scope,
@@ -106,13 +121,14 @@ export async function dispatchTurn(calls: readonly Entry[], options: DispatchOpt
     zombieGraceMs: options.zombieGraceMs ?? DEFAULT_ZOMBIE_GRACE_MS,
     dispatchNested: dispatchTurn,
     onHostFailure: (error) => {
-      if (hostError !== undefined) return;
-      hostError = { error };
+      if (failure.error !== undefined) return;
+      failure.error = { error };
       scope.stop(new Error(`dispatch stopped by a host failure: ${error instanceof Error ? error.message : String(error)}`));
     },
   };
 
   const results: (CallResult | Promise<CallResult>)[] = [];
+  let settled = true;
   try {
     if (concurrent) {
       let pending = false;
@@ -121,19 +137,48 @@ export async function dispatchTurn(calls: readonly Entry[], options: DispatchOpt
         if (result instanceof Promise) pending = true;
         results.push(result);
       }
-      // Calls that answered synchronously are already results; await only when one is waiting.
-      if (pending) return finish(await Promise.all(results), hostError);
+      // Calls that answered synchronously are already results; wait only when one is waiting.
+      if (pending) {
+        settled = false;
+        return Promise.all(results)
+          .then((all) => finish(all, failure.error))
+          .finally(() => scope.close());
+      }
     } else {
-      for (const { call, tool } of calls) {
-        if (hostError !== undefined) break;
+      for (let index = 0; index < calls.length; index++) {
+        if (failure.error !== undefined) break;
+        const { call, tool } = calls[index]!;
         const result = runCall(call, tool, turn);
-        results.push(result instanceof Promise ? await result : result);
+        if (result instanceof Promise) {
+          settled = false;
+          return continueInOrder(calls, index, result, results as CallResult[], turn, failure).finally(() => scope.close());
+        }
+        results.push(result);
       }
     }
   } finally {
-    scope.close();
+    if (settled) scope.close();
   }
-  return finish(results as CallResult[], hostError);
+  return finish(results as CallResult[], failure.error);
+}
+
+/** The rest of an in-order turn once one call had to wait. */
+async function continueInOrder(
+  calls: readonly Entry[],
+  from: number,
+  waiting: Promise<CallResult>,
+  results: CallResult[],
+  turn: TurnContext,
+  failure: { error?: { error: unknown } },
+): Promise<CallResult[]> {
+  results.push(await waiting);
+  for (let index = from + 1; index < calls.length; index++) {
+    if (failure.error !== undefined) break;
+    const { call, tool } = calls[index]!;
+    const result = runCall(call, tool, turn);
+    results.push(result instanceof Promise ? await result : result);
+  }
+  return finish(results, failure.error);
 }
 
 function finish(results: CallResult[], hostError: { error: unknown } | undefined): CallResult[] {
