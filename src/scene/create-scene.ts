@@ -228,22 +228,24 @@ class SceneRuntime implements Scene {
     this.rotation = picked.rotation;
     const outcomes: Partial<Record<RunReason, number>> = {};
     for (const member of picked.due) member.beginTurn(member.pending ?? TICK, this.heardBy(member), tick);
-    await inWindow(picked.due, this.options.turnWindow, (member) => this.turn(member, tick, outcomes));
+    await inWindow(picked.due, this.options.turnWindow, (member, done) => this.turn(member, tick, outcomes, done));
     let turns = 0;
     for (const count of Object.values(outcomes)) turns += count;
     return { tick, turns, outcomes };
   }
 
-  private async turn(member: SceneMember, tick: number, outcomes: Partial<Record<RunReason, number>>): Promise<void> {
+  private turn(member: SceneMember, tick: number, outcomes: Partial<Record<RunReason, number>>, done: () => void): void {
     if (this.stopping !== undefined) {
       // Queued behind the window when the scene stopped: the turn never starts.
       member.busy = false;
-      return;
+      return done();
     }
-    const ended = await takeTurn(this, member, tick);
-    this.turnCount++;
-    if (ended === 'error') this.failures++;
-    outcomes[ended] = (outcomes[ended] ?? 0) + 1;
+    takeTurn(this, member, tick, (ended) => {
+      this.turnCount++;
+      if (ended === 'error') this.failures++;
+      outcomes[ended] = (outcomes[ended] ?? 0) + 1;
+      done();
+    });
   }
 
   private heardBy(member: SceneMember) {

@@ -13,30 +13,31 @@ const BRAIN_INPUT = '(perception given to the brain)';
 
 /**
  * One agent's turn: `agent.triggered`, then one run of the agent cycle on what it perceived,
- * bounded by its `rounds`. Resolves with how the run ended; never rejects, so one agent's failure
- * (a brain that throws, a provider that fails, a closed agent) never stops the others.
+ * bounded by its `rounds`. Calls `done` once with how the run ended — synchronously when the whole
+ * turn could finish at once — and never throws, so one agent's failure (a brain that throws, a
+ * provider that fails, a closed agent) never stops the others.
  */
-export async function takeTurn(stage: TurnStage, member: SceneMember, tick: number): Promise<RunReason> {
+export function takeTurn(stage: TurnStage, member: SceneMember, tick: number, done: (reason: RunReason) => void): void {
   const { reason, detail, cause } = member.trigger!;
-  const triggered = stage.bus.publish(
-    'agent.triggered',
-    detail === undefined ? { reason, tick } : { reason, detail, tick },
-    { agent: member.name, scene: stage.name, cause },
-  );
-  let ended: RunReason = 'error';
-  try {
-    const input = member.scripted ? BRAIN_INPUT : perceptionText(member.perceive({ round: 1 }, tick, stage.world));
-    const result = await member.runtime.run(input, { rounds: member.rounds, cause: triggered.id });
-    ended = result.reason;
+  const finish = (ended: RunReason, observation: SceneMember['lastObservation']): void => {
     // The last round's outcome opens the next turn (seed 002: observations feed the next deliberation).
-    member.lastObservation = result.observation;
+    member.lastObservation = observation;
     if (ended === 'budget' && member.budget?.exhausted !== undefined) member.retired = true;
+    member.busy = false;
+    member.lastReason = ended;
+    done(ended);
+  };
+  try {
+    const triggered = stage.bus.publish(
+      'agent.triggered',
+      detail === undefined ? { reason, tick } : { reason, detail, tick },
+      { agent: member.name, scene: stage.name, cause },
+    );
+    const input = member.scripted ? BRAIN_INPUT : perceptionText(member.perceive({ round: 1 }, tick, stage.world));
+    member.runtime.runWith(input, { rounds: member.rounds, cause: triggered.id }, (result) => finish(result.reason, result.observation));
   } catch (error) {
     // A host error (the agent was closed, or run by the host at the same time).
     stage.logger.error({ agent: member.name, err: error }, 'scene turn failed');
-  } finally {
-    member.busy = false;
-    member.lastReason = ended;
+    finish('error', member.lastObservation);
   }
-  return ended;
 }
