@@ -34,13 +34,13 @@ export class Budget {
   private modelCalls = 0;
   private tokens = 0;
   private toolCalls = 0;
-  /** The first refusal: once exhausted, a budget stays exhausted. */
-  exhausted: BudgetRefusal | undefined;
+  private refusal: BudgetRefusal | undefined;
   private announced = false;
 
   constructor(name: string, limits: BudgetLimits, clock: Clock = Date.now) {
+    if (limits === null || typeof limits !== 'object') throw new ConfigError(`budget "${name}": limits must be an object like { modelCalls: 20 }`);
     for (const [key, value] of Object.entries(limits)) {
-      if (!(key in KINDS)) throw new ConfigError(`budget "${name}": unknown limit "${key}" (use ${Object.keys(KINDS).join(', ')})`);
+      if (!Object.hasOwn(KINDS, key)) throw new ConfigError(`budget "${name}": unknown limit "${key}" (use ${Object.keys(KINDS).join(', ')})`);
       if (value !== undefined && (typeof value !== 'number' || !(value >= 0) || !Number.isFinite(value))) {
         throw new ConfigError(`budget "${name}": ${key} must be a finite number ≥ 0, got ${String(value)}`);
       }
@@ -56,7 +56,7 @@ export class Budget {
    * exhausted, a budget stays exhausted, so every later checkpoint gives the same clear reason.
    */
   refuse(spend: Spend): BudgetRefusal | undefined {
-    if (this.exhausted !== undefined) return this.exhausted;
+    if (this.refusal !== undefined) return this.refusal;
     this.startedAt ??= this.clock();
     for (const kind of ORDER) {
       const limit = this.limits[kind];
@@ -68,8 +68,8 @@ export class Budget {
       const used = kind === 'wallMs' ? this.clock() - this.startedAt : this[kind];
       if (adding > 0 ? used + adding <= limit : used < limit) continue;
       const needing = adding > 1 ? ` (this turn needs ${adding})` : '';
-      this.exhausted = { budget: this.name, kind, limit, used, message: `budget "${this.name}" exhausted: ${KINDS[kind]} ${used}/${limit}${needing}` };
-      return this.exhausted;
+      this.refusal = { budget: this.name, kind, limit, used, message: `budget "${this.name}" exhausted: ${KINDS[kind]} ${used}/${limit}${needing}` };
+      return this.refusal;
     }
     return undefined;
   }
@@ -82,9 +82,14 @@ export class Budget {
     if (Number.isFinite(tokens) && tokens > 0) this.tokens += tokens;
   }
 
+  /** The first refusal, once the budget is exhausted (it stays exhausted). */
+  get exhausted(): BudgetRefusal | undefined {
+    return this.refusal;
+  }
+
   /** True exactly once after the budget is exhausted: whoever gets it publishes `budget.exhausted`. */
   takeAnnouncement(): boolean {
-    if (this.exhausted === undefined || this.announced) return false;
+    if (this.refusal === undefined || this.announced) return false;
     this.announced = true;
     return true;
   }

@@ -64,3 +64,26 @@ describe('budgets', () => {
     expect(result.usage.modelCalls).toBe(3);
   });
 });
+
+describe('Budget', () => {
+  it('refuses limits that are not an object, unknown kinds and inherited names, with the budget named', async () => {
+    const { Budget } = await import('../../src/index.js');
+    expect(() => new Budget('b', null as never)).toThrow('budget "b": limits must be an object like { modelCalls: 20 }');
+    expect(() => new Budget('b', { calls: 3 } as never)).toThrow('budget "b": unknown limit "calls"');
+    expect(() => new Budget('b', JSON.parse('{"toString": 3}') as never)).toThrow('budget "b": unknown limit "toString"');
+    expect(() => new Budget('b', { tokens: -1 })).toThrow('budget "b": tokens must be a finite number ≥ 0, got -1');
+  });
+
+  it('stays exhausted with the first refusal, announced once', async () => {
+    const { Budget } = await import('../../src/index.js');
+    const budget = new Budget('b', { modelCalls: 1 });
+    expect(budget.exhausted).toBeUndefined();
+    expect(budget.refuse({ modelCalls: 1 })).toBeUndefined();
+    budget.charge({ modelCalls: 1 });
+    const first = budget.refuse({ modelCalls: 1 });
+    expect(first).toMatchObject({ budget: 'b', kind: 'modelCalls', limit: 1, used: 1 });
+    expect(budget.refuse({})).toBe(first);
+    expect(budget.exhausted).toBe(first);
+    expect([budget.takeAnnouncement(), budget.takeAnnouncement()]).toEqual([true, false]);
+  });
+});
