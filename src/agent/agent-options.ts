@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { AgentStateName } from '../../machines/agent.machine.js';
 import type { Bus } from '../bus/bus.js';
 import type { CallRecord, RunReason, RunStats } from '../bus/events.js';
-import type { Provider, Usage } from '../llm/types.js';
+import type { Provider, ToolChoice, Usage } from '../llm/types.js';
 import type { Args, Issue, ProtocolLimits } from '../protocol/types.js';
 import type { SessionLog } from '../record/session-log.js';
 import type { Budget, BudgetLimits } from './budget.js';
@@ -48,6 +48,13 @@ export type AgentOptions = {
   logger?: Logger;
   temperature?: number;
   maxTokens?: number;
+  /**
+   * Stream model output when the provider can (default true): `llm.delta` as the model writes, the
+   * generation stopped once `</ACTION>` closes. `false` waits for whole responses.
+   */
+  stream?: boolean;
+  /** How native function calling may use the tools: `auto` (default), `required` or `none`. */
+  toolChoice?: ToolChoice;
   /** Caps on model calls, tokens, tool calls and wall time over the agent's life (a Budget can be shared). */
   budget?: BudgetLimits | Budget;
 };

@@ -5,7 +5,7 @@ import type { AgentMachineContext, AgentMachineEvent, AgentStateName } from '../
 import type { Bus, EventMeta } from '../bus/bus.js';
 import type { Envelope, EventType, RunReason, TroupeEvents } from '../bus/events.js';
 import { TroupeError } from '../errors.js';
-import type { ChatMessage, ModelRequest, Provider, ToolSpec } from '../llm/types.js';
+import type { ChatMessage, ModelRequest, Provider, ToolChoice, ToolSpec } from '../llm/types.js';
 import type { Args, ProtocolLimits } from '../protocol/types.js';
 import type { SessionLog } from '../record/session-log.js';
 import type { Registry } from '../tools/registry.js';
@@ -45,6 +45,8 @@ export type AgentConfig = {
   ownsLog: boolean;
   logger: Logger;
   temperature: number | undefined;
+  stream: boolean;
+  toolChoice: ToolChoice;
   maxTokens: number | undefined;
   /** Checked before every model call and every turn's tool calls: the agent's, then its scene's. */
   budgets: readonly Budget[];
@@ -220,7 +222,7 @@ export class AgentRuntime implements Agent {
     };
     if (this.config.protocol === 'native' && this.config.toolSpecs !== undefined && !run.nudging) {
       request.tools = this.config.toolSpecs;
-      request.toolChoice = 'auto';
+      request.toolChoice = this.config.toolChoice;
     }
     if (this.config.protocol === 'xml' && !run.nudging) request.stop = STOP_AT_CLOSER;
     if (this.config.temperature !== undefined) request.temperature = this.config.temperature;

@@ -23,25 +23,31 @@ export function callModel(
   // The first attempt without an async frame: most calls answer, and a crowd makes many. A
   // provider that can answer at once (`completeNow`, a scripted brain) is not made to wait.
   let first: ModelResponse | Promise<ModelResponse>;
+  const again = (): Promise<ModelResponse> => provider.complete(request);
   try {
     first = provider.completeNow !== undefined ? provider.completeNow(request) : provider.complete(request);
   } catch (thrown) {
-    return retry(provider, request, policy, publish, thrown);
+    return retryAfterFailure(request, policy, publish, thrown, 1, again);
   }
   if (!(first instanceof Promise)) return first;
-  return first.then(undefined, (thrown: unknown) => retry(provider, request, policy, publish, thrown));
+  return first.then(undefined, (thrown: unknown) => retryAfterFailure(request, policy, publish, thrown, 1, again));
 }
 
-async function retry(
-  provider: Provider,
+/**
+ * After attempt `attempt` failed with `thrown`: reports it as `llm.error` and, while the failure is
+ * retryable and attempts remain, waits (the provider's `retry-after`, else exponential backoff) and
+ * tries again with `next(attempt)`. An abort is the caller's doing: nothing to report or retry.
+ */
+export async function retryAfterFailure<T>(
   request: ModelRequest,
   policy: Required<RetryPolicy>,
   publish: Publish,
   thrown: unknown,
-): Promise<ModelResponse> {
-  for (let attempt = 1; ; attempt++) {
+  attempt: number,
+  next: (attempt: number) => Promise<T>,
+): Promise<T> {
+  for (; ; attempt++) {
     const error = toProviderError(thrown, request.signal);
-    // An abort is the caller's doing, not a provider failure: nothing to report or retry.
     if (request.signal.aborted) throw error;
     const again = error.retryable && attempt < policy.attempts;
     publish('llm.error', {
@@ -55,9 +61,9 @@ async function retry(
     const backoff = Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (attempt - 1));
     await sleepFor(error.retryAfterMs ?? backoff, request.signal);
     try {
-      return await provider.complete(request);
-    } catch (next) {
-      thrown = next;
+      return await next(attempt + 1);
+    } catch (failed) {
+      thrown = failed;
     }
   }
 }

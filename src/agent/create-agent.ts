@@ -1,7 +1,7 @@
 import { pino, type Logger } from 'pino';
 import { createBus } from '../bus/bus.js';
 import { ConfigError } from '../errors.js';
-import type { Provider, ToolSpec } from '../llm/types.js';
+import type { Provider, ToolChoice, ToolSpec } from '../llm/types.js';
 import { renderManifest } from '../protocol/manifest.js';
 import { DEFAULT_LIMITS, type ProtocolLimits } from '../protocol/types.js';
 import { createSessionLog } from '../record/session-log.js';
@@ -80,6 +80,8 @@ export function resolveConfig(options: AgentOptions): AgentConfig {
     ownsLog,
     logger: options.logger ?? silent,
     temperature: options.temperature,
+    stream: options.stream ?? true,
+    toolChoice: resolveToolChoice(options.toolChoice, name),
     maxTokens: options.maxTokens,
     budgets: resolveBudget(options.budget, name),
   };
@@ -140,6 +142,16 @@ function resolveRetry(policy: RetryPolicy | undefined, agent: string): Required<
   nonNegative(resolved.backoffMs, 'modelRetry.backoffMs', agent);
   nonNegative(resolved.maxBackoffMs, 'modelRetry.maxBackoffMs', agent);
   return resolved;
+}
+
+const TOOL_CHOICES: readonly ToolChoice[] = ['auto', 'required', 'none'];
+
+function resolveToolChoice(choice: ToolChoice | undefined, agent: string): ToolChoice {
+  if (choice === undefined) return 'auto';
+  if (!TOOL_CHOICES.includes(choice)) {
+    throw new ConfigError(`createAgent "${agent}": toolChoice must be 'auto', 'required' or 'none', got ${JSON.stringify(choice)}`);
+  }
+  return choice;
 }
 
 function assertProvider(provider: Provider | undefined, agent: string): asserts provider is Provider {

@@ -43,6 +43,8 @@ export type RunState = {
   dispatched: number;
   response?: ModelResponse;
   parsed?: ParsedOutput;
+  /** What the streaming scanner parsed of this round's output (XML), for the parse stage. */
+  streamed?: ParsedOutput | undefined;
   turn: Turn;
   /** A scene turn's rounds: when spent, the run ends with `turn_ended` instead of the nudge. */
   turnRounds?: number;

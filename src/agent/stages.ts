@@ -2,13 +2,14 @@ import pLimit from 'p-limit';
 import type { AgentStateName } from '../../machines/agent.machine.js';
 import type { TroupeEvents } from '../bus/events.js';
 import { parseNativeCalls } from '../protocol/parse-native.js';
-import { parseOutput } from '../protocol/parse-output.js';
+import { parseOutput, type ParseOptions } from '../protocol/parse-output.js';
 import type { MalformedProblem, ParsedOutput } from '../protocol/types.js';
 import { createToolLimiters } from '../tools/acquire-slot.js';
 import { dispatchTurnNow, type CallResult } from '../tools/dispatch-turn.js';
 import { validateCalls } from '../tools/validate-calls.js';
 import type { AgentRuntime } from './agent-runtime.js';
 import { callModel } from './call-model.js';
+import { streamModel } from './stream-model.js';
 import type { ModelResponse } from '../llm/types.js';
 import { describeCall, observationText, wrapObservation, type ObservedCall, type TurnOutcome } from './observation-text.js';
 import type { RunState, TurnCall } from './run-state.js';
@@ -107,6 +108,15 @@ export function deliberate(host: AgentRuntime): void {
     run.error = `model call failed: ${error instanceof Error ? error.message : String(error)}`;
     host.send(run, 'model.failed');
   };
+  if (host.config.stream && provider.stream !== undefined) {
+    const xml = host.config.protocol === 'xml' ? parseOptionsFor(host, run, undefined) : undefined;
+    streamModel(provider, request, host.config.modelRetry, host.publishAsAgent, xml).then((turn) => {
+      if (host.current !== run || run.finished) return;
+      run.streamed = turn.parsed;
+      onResponse(turn.response);
+    }, onError);
+    return;
+  }
   const answer = callModel(provider, request, host.config.modelRetry, host.publishAsAgent);
   // A provider that answered at once (a scripted brain) is parsed in this same step.
   if (answer instanceof Promise) answer.then(onResponse, onError);
@@ -118,20 +128,19 @@ export function parse(host: AgentRuntime): void {
   const run = active(host);
   const response = run.response!;
   const { protocol, limits, logger } = host.config;
-  const callId = (index: number): string => `${host.name}/${run.number}.${run.round}.${index + 1}`;
   let parsed: ParsedOutput;
   if (protocol === 'xml') {
     if (response.toolCalls?.length) {
       logger.warn({ agent: host.name, calls: response.toolCalls.length }, 'native tool calls ignored: protocol is xml');
     }
-    parsed = parseOutput(response.text, {
-      limits,
-      finishReason: response.finishReason,
-      ...(response.stopSequence !== undefined && { stopSequence: response.stopSequence }),
-      callId,
-    });
+    // A streamed turn was parsed as it arrived, by the scanner that found the visible text.
+    parsed = run.streamed ?? parseOutput(response.text, parseOptionsFor(host, run, response));
+    run.streamed = undefined;
   } else {
-    parsed = parseNativeCalls(response, { limits, callId });
+    if (/<ACTION[\s>]/i.test(response.text)) {
+      logger.warn({ agent: host.name }, 'an <ACTION> block in the text is ignored: protocol is native');
+    }
+    parsed = parseNativeCalls(response, { limits, callId: callIdsFor(host, run) });
   }
   run.parsed = parsed;
   run.messages.push(
@@ -150,6 +159,21 @@ export function parse(host: AgentRuntime): void {
   } else if (parsed.calls.length === 0 && parsed.text === '') {
     run.turn = { kind: 'empty' };
   }
+}
+
+/** The call ids of this round: `<agent>/<run>.<round>.<n>`, stable for the log and for resume. */
+function callIdsFor(host: AgentRuntime, run: RunState): (index: number) => string {
+  return (index) => `${host.name}/${run.number}.${run.round}.${index + 1}`;
+}
+
+/** How the XML of this round is parsed; `response` adds how the model stopped. */
+function parseOptionsFor(host: AgentRuntime, run: RunState, response: ModelResponse | undefined): ParseOptions {
+  const options: ParseOptions = { limits: host.config.limits, callId: callIdsFor(host, run) };
+  if (response !== undefined) {
+    options.finishReason = response.finishReason;
+    if (response.stopSequence !== undefined) options.stopSequence = response.stopSequence;
+  }
+  return options;
 }
 
 /** Checks names and arguments of the turn's calls; marks the calls that need approval. */

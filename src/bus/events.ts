@@ -50,7 +50,17 @@ export type TroupeEvents = {
   'agent.state': { from: AgentStateName; to: AgentStateName };
   'agent.triggered': { reason: TriggerReason; detail?: string; tick: number };
   'llm.request': { round: number; provider: string; model?: string; messageCount: number; nudge: boolean };
-  'llm.delta': { round: number; text: string };
+  /** Visible text as a streaming model writes it; `attempt` counts from 1 (see `llm.superseded`). */
+  'llm.delta': { round: number; text: string; attempt: number };
+  /** Reasoning ("thinking") text streamed by providers that send it; never part of the reply. */
+  'llm.reasoning': { round: number; text: string; attempt: number };
+  /** A piece of a native tool call as it streams: `index` orders the calls of the turn. */
+  'llm.tool_call.delta': { round: number; attempt: number; index: number; id?: string; name?: string; argumentsDelta: string };
+  /**
+   * A streamed attempt failed part-way and is retried from scratch: its `llm.delta`,
+   * `llm.reasoning` and `llm.tool_call.delta` events (same round and attempt) are void.
+   */
+  'llm.superseded': { round: number; attempt: number; reason: string };
   'llm.response': {
     round: number;
     text: string;
@@ -89,6 +99,8 @@ export type TroupeEvents = {
   'bus.error': { eventType: string; eventId: string; message: string };
   /** The session log could not write an event, or quarantined a torn line. */
   'log.error': { message: string; path?: string };
+  /** The inspector paused or resumed a stepped scene (its tick gate); `tick` is the last tick run. */
+  'inspector.paused': { paused: boolean; tick: number };
 };
 
 export type EventType = keyof TroupeEvents;

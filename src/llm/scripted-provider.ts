@@ -7,6 +7,7 @@ import type {
   NativeToolCall,
   Provider,
   ProviderErrorKind,
+  StreamEvent,
   Usage,
 } from './types.js';
 
@@ -21,6 +22,11 @@ export type ScriptedTurn =
       usage?: Usage;
       /** Fail this call instead of answering (to test retries and provider errors). */
       error?: { kind: ProviderErrorKind; message?: string; retryable?: boolean; retryAfterMs?: number };
+      /**
+       * When streaming, write this many characters of `text` before `error` strikes (a stream cut
+       * part-way). Without `error`, the stream just ends there, unfinished.
+       */
+      cutAfter?: number;
     };
 
 /** A scripted brain: the next turn as a function of the conversation so far. */
@@ -36,7 +42,15 @@ export type ScriptedProvider = Provider & {
   assertConsumed(): void;
 };
 
-export type ScriptedProviderOptions = { name?: string; model?: string };
+export type ScriptedProviderOptions = {
+  name?: string;
+  model?: string;
+  /**
+   * Offer `stream()` too, writing each turn's text in chunks of `chunkSize` characters (default 8)
+   * and native calls as argument deltas, as a streaming model would.
+   */
+  stream?: boolean | { chunkSize?: number };
+};
 
 /**
  * A provider that stands in for a model: offline, deterministic, and strict. Given a list, it
@@ -69,7 +83,20 @@ export function scriptedProvider(
     return turn;
   };
 
-  return {
+  const take = async (request: ModelRequest): Promise<ScriptedTurn> => {
+    // The agent keeps appending to its history: keep the conversation as it was at this call.
+    requests.push({ ...request, messages: [...request.messages] });
+    used++;
+    if (request.signal.aborted) throw new ProviderError('aborted', 'the model call was aborted');
+    try {
+      return await next(request);
+    } catch (error) {
+      if (error instanceof ScriptError) throw new ProviderError('script', error.message, { cause: error });
+      throw error;
+    }
+  };
+
+  const provider: ScriptedProvider = {
     name: options.name ?? 'scripted',
     model: options.model ?? 'script',
     get requests() {
@@ -79,18 +106,7 @@ export function scriptedProvider(
       return queue === undefined ? 0 : Math.max(0, queue.length - used);
     },
     async complete(request) {
-      // The agent keeps appending to its history: keep the conversation as it was at this call.
-      requests.push({ ...request, messages: [...request.messages] });
-      used++;
-      if (request.signal.aborted) throw new ProviderError('aborted', 'the model call was aborted');
-      let turn: ScriptedTurn;
-      try {
-        turn = await next(request);
-      } catch (error) {
-        if (error instanceof ScriptError) throw new ProviderError('script', error.message, { cause: error });
-        throw error;
-      }
-      return scriptedResponse(turn, request);
+      return scriptedResponse(await take(request), request);
     },
     assertConsumed() {
       if (queue !== undefined && used < queue.length) {
@@ -98,6 +114,42 @@ export function scriptedProvider(
       }
     },
   };
+  if (options.stream) {
+    const chunkSize = typeof options.stream === 'object' ? (options.stream.chunkSize ?? 8) : 8;
+    if (!Number.isSafeInteger(chunkSize) || chunkSize < 1) {
+      throw new ScriptError(`scriptedProvider: stream.chunkSize must be a positive integer, got ${String(chunkSize)}`);
+    }
+    provider.stream = (request) => streamTurn(take(request), request, chunkSize);
+  }
+  return provider;
+}
+
+/** Streams a scripted turn: text in chunks, native calls as argument deltas, then `finish`. */
+async function* streamTurn(pending: Promise<ScriptedTurn>, request: ModelRequest, chunkSize: number): AsyncGenerator<StreamEvent> {
+  const turn = await pending;
+  const cutAfter = typeof turn === 'object' ? turn.cutAfter : undefined;
+  if (typeof turn === 'object' && turn.error !== undefined && cutAfter === undefined) scriptedResponse(turn, request);
+  const text = typeof turn === 'string' ? turn : (turn.text ?? '');
+  const end = cutAfter === undefined ? text.length : Math.min(cutAfter, text.length);
+  for (let at = 0; at < end; at += chunkSize) {
+    if (request.signal.aborted) throw new ProviderError('aborted', 'the model call was aborted');
+    yield { type: 'text', text: text.slice(at, Math.min(at + chunkSize, end)) };
+    // A turn of the event loop between chunks, as over a network: consumers see real streaming.
+    await Promise.resolve();
+  }
+  if (cutAfter !== undefined) {
+    if (typeof turn === 'object' && turn.error !== undefined) scriptedResponse(turn, request);
+    return;
+  }
+  const response = scriptedResponse(turn, request);
+  for (const [index, call] of (response.toolCalls ?? []).entries()) {
+    for (let at = 0; at < Math.max(call.arguments.length, 1); at += chunkSize) {
+      const delta: StreamEvent = { type: 'tool_call_delta', index, argumentsDelta: call.arguments.slice(at, at + chunkSize) };
+      if (at === 0) Object.assign(delta, { id: call.id, name: call.name });
+      yield delta;
+    }
+  }
+  yield { type: 'finish', response };
 }
 
 /**
