@@ -26,7 +26,7 @@ export function normalizeEvents(events: readonly Envelope[]): NormalEvent[] {
     const lastData = last?.data as Record<string, unknown> | undefined;
     if (STREAMED.has(event.type)) {
       if (last?.type === event.type && lastData?.['round'] === data['round'] && lastData?.['attempt'] === data['attempt']) {
-        lastData['text'] = `${String(lastData['text'])}${String(data['text'])}`;
+        lastData!['text'] = `${String(lastData!['text'])}${String(data['text'])}`;
         continue;
       }
     } else if (event.type === 'llm.tool_call.delta') {

@@ -1,0 +1,85 @@
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
+import type { ChatMessage, ModelRequest, ToolSpec } from '../types.js';
+
+/** The body of a chat completion request, before `stream` is chosen (`stop` always a list). */
+export type ChatRequestBody = Omit<ChatCompletionCreateParamsNonStreaming, 'stream' | 'stop'> & { stop?: string[] };
+
+/** How the adapter words a request for this model (see `reasoningModel` on the provider's options). */
+export type ChatRequestSettings = {
+  model: string;
+  /**
+   * OpenAI's reasoning models (o1, o3, o4-mini, gpt-5): they reject `max_tokens`, `stop` and a
+   * non-default `temperature`, so the limit goes in `max_completion_tokens` and the other two are left out.
+   */
+  reasoningModel: boolean;
+};
+
+/**
+ * Maps a troupe ModelRequest onto the Chat Completions body: messages, function tools,
+ * `tool_choice` (the toolChoice string as is: seed 001), stop sequences, temperature, max tokens.
+ */
+export function chatRequest(request: ModelRequest, settings: ChatRequestSettings): ChatRequestBody {
+  const body: ChatRequestBody = { model: settings.model, messages: request.messages.map(chatMessage) };
+  if (request.tools !== undefined && request.tools.length > 0) {
+    body.tools = request.tools.map(functionTool);
+    if (request.toolChoice !== undefined) body.tool_choice = request.toolChoice;
+  }
+  if (request.maxTokens !== undefined) {
+    // `max_tokens` is what every OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio)
+    // understands; OpenAI deprecated it, and its reasoning models refuse it with a 400.
+    if (settings.reasoningModel) body.max_completion_tokens = request.maxTokens;
+    else body.max_tokens = request.maxTokens;
+  }
+  if (!settings.reasoningModel) {
+    // OpenAI accepts at most 4 stop sequences; troupe sends one (`</ACTION>`), so none are cut here.
+    if (request.stop !== undefined && request.stop.length > 0) body.stop = [...request.stop];
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+  }
+  return body;
+}
+
+function chatMessage(message: ChatMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'system':
+      return { role: 'system', content: message.content };
+    case 'user':
+      return { role: 'user', content: message.content };
+    case 'assistant': {
+      const calls = message.toolCalls ?? [];
+      if (calls.length === 0) return { role: 'assistant', content: message.content };
+      return {
+        role: 'assistant',
+        // With calls, an empty content goes as null: some servers refuse `""` beside tool_calls.
+        content: message.content === '' ? null : message.content,
+        tool_calls: calls.map((call) => ({
+          id: call.id,
+          type: 'function' as const,
+          // Sent back exactly as the model wrote them, even when they were not valid JSON.
+          function: { name: call.name, arguments: call.arguments },
+        })),
+      };
+    }
+    case 'tool':
+      // The wire has no tool name on a result: the call id links it to the assistant's call.
+      return { role: 'tool', tool_call_id: message.callId, content: message.content };
+  }
+}
+
+function functionTool(tool: ToolSpec): ChatCompletionTool {
+  return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+}
+
+/**
+ * Whether a model name is one of OpenAI's reasoning models, which take `max_completion_tokens`
+ * and refuse `stop` and `temperature`: o1, o3, o4-mini and gpt-5 (with dated or provider-prefixed
+ * names such as `openai/o3-mini` or `o4-mini-2025-04-16`). `gpt-5-chat` models are chat models.
+ */
+export function isReasoningModel(model: string): boolean {
+  const name = model.slice(model.lastIndexOf('/') + 1).toLowerCase();
+  if (/^gpt-5(?:\.\d+)?-chat/.test(name)) return false;
+  return /^o\d(?:$|-)/.test(name) || /^gpt-5(?:$|[.-])/.test(name);
+}
