@@ -38,6 +38,7 @@ export function buildMarket(options: MarketOptions): Scene {
     observe: options.observe,
     logger: options.logger,
     log: options.log,
+    model: options.model,
   });
   const tools = marketTools(scene.world, new QuoteBook(scene.bus, scene.name));
   const stockMoved = (event: Envelope): boolean => event.type === 'world.changed' && event.data.path.startsWith('market.stock.');

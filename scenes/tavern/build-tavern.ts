@@ -35,6 +35,7 @@ export function buildTavern(options: TavernOptions): Scene {
     observe: options.observe,
     logger: options.logger,
     log: options.log,
+    model: options.model,
   });
   const tools = tavernTools(scene.world);
   const isPatronIn = (name: string | undefined): boolean => name !== undefined && scene.world.get(['patrons', name, 'status']) === 'in';

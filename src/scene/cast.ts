@@ -14,7 +14,7 @@ import { brainProvider } from './brain-provider.js';
 import { frozenJson } from './json-value.js';
 import { limitedProvider } from './limited-provider.js';
 import { SceneMember, type MemberTriggers } from './scene-member.js';
-import type { Brain, CastMember, Perception, TriggerSpec } from './types.js';
+import type { Brain, CastMember, Perception, SceneModel, TriggerSpec } from './types.js';
 import type { JsonValue } from './world-types.js';
 import type { ModelRequest } from '../llm/types.js';
 
@@ -33,6 +33,7 @@ export type CastContext = {
   log: SessionLog | undefined;
   logger: Logger | undefined;
   perceive(agent: string, request: ModelRequest): Perception;
+  model: SceneModel | undefined;
 };
 
 const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -70,12 +71,16 @@ export class Cast {
     const thinkEvery = positive(member.thinkEvery ?? 1, 'thinkEvery', name, context.scene);
     const rounds = positive(member.rounds ?? 1, 'rounds', name, context.scene);
     const budget = member.budget === undefined ? undefined : new Budget(name, member.budget);
+    // With a scene model, a member with a persona speaks through the model instead of its script.
+    const model = member.brain !== undefined && member.instructions !== undefined ? context.model : undefined;
+    const scripted = member.brain !== undefined && model === undefined;
+    const protocol = member.protocol ?? model?.protocol;
     const config = resolveConfig({
       name,
       ...(member.instructions !== undefined && { instructions: member.instructions }),
       tools: this.toolsFor(member.tools),
-      provider: member.brain !== undefined ? this.brainFor(member.brain) : this.providerFor(member.provider!),
-      ...(member.protocol !== undefined && { protocol: member.protocol }),
+      provider: scripted ? this.brainFor(member.brain!) : this.providerFor(model?.provider ?? member.provider!),
+      ...(protocol !== undefined && { protocol }),
       bus: context.bus,
       scene: context.scene,
       limiter: context.toolLimiter,
@@ -94,7 +99,7 @@ export class Cast {
       thinkEvery,
       rounds,
       budget,
-      scripted: member.brain !== undefined,
+      scripted,
       privateState: Object.freeze({ ...(frozenJson(member.private ?? {}, `private state of "${name}"`) as Record<string, JsonValue>) }),
       seed: mix(context.seed, name),
     });

@@ -110,6 +110,7 @@ class SceneRuntime implements Scene {
       log: this.log,
       logger: options.logger,
       perceive: (agent, request) => this.members.get(agent)!.perceive(request, this.tickCount, this.world),
+      model: options.model,
     });
     this.ears = new SceneEars(name, this.bus, () => ({
       members: this.members,
@@ -165,7 +166,11 @@ class SceneRuntime implements Scene {
     return this.track(this.advance());
   }
 
-  async run(options: { ticks?: number; signal?: AbortSignal } = {}): Promise<SceneResult> {
+  get clockMode(): Scene['clockMode'] {
+    return this.clock.mode;
+  }
+
+  async run(options: Parameters<Scene['run']>[0] = {}): Promise<SceneResult> {
     if (this.stopping !== undefined) throw new SceneError(`scene "${this.name}" has stopped; create a new scene to run again`);
     const { ticks = Number.POSITIVE_INFINITY } = options;
     if (ticks !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(ticks) || ticks < 1)) {
@@ -178,6 +183,12 @@ class SceneRuntime implements Scene {
     const until = this.tickCount + ticks;
     if (this.clock.intervalMs === undefined) {
       while (this.stopping === undefined && this.tickCount < until) {
+        // A host's pause: held until its gate opens, or the scene stops meanwhile.
+        const gate = options.beforeTick?.(this.tickCount + 1);
+        if (gate !== undefined) {
+          await Promise.race([gate, this.whenStopped]);
+          if (this.stopping !== undefined) break;
+        }
         await this.step();
         const ended = this.endReason();
         if (ended !== undefined) return this.stop(ended.reason, ended.detail);

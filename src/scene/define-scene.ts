@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Bus } from '../bus/bus.js';
 import { ConfigError } from '../errors.js';
 import type { SessionLog } from '../record/session-log.js';
-import type { Scene, SceneOptions, SceneResult } from './types.js';
+import type { Scene, SceneModel, SceneOptions, SceneResult } from './types.js';
 
 /** A scene-specific command-line option (`troupe run crowd --npcs 1000`). */
 export type SceneOptionSpec =
@@ -22,6 +22,8 @@ export type SceneContext = {
   seed: number;
   logger?: Logger;
   log?: SessionLog;
+  /** A real model chosen by the runner (`--model`): members with instructions use it. */
+  model?: SceneModel;
   options: SceneOptionValues;
 };
 
@@ -73,13 +75,14 @@ const RESERVED = new Set(['ticks', 'seed', 'log', 'quiet', 'json', 'help', 'mode
 
 /**
  * The options of `createScene` a scene should take from its context: seed, bus or bus observer,
- * logger and log. Spread it into `createScene` so that `troupe run` sees and records everything.
+ * logger, log and the runner's model. Spread it into `createScene` so that `troupe run` sees and records everything.
  *
  * @example
  * create: (context) => createScene({ name: 'tavern', ...sceneOptionsFrom(context), world })
  */
-export function sceneOptionsFrom(context: SceneContext): Pick<SceneOptions, 'seed' | 'bus' | 'observe' | 'logger' | 'log'> {
-  const options: Pick<SceneOptions, 'seed' | 'bus' | 'observe' | 'logger' | 'log'> = { seed: context.seed };
+export function sceneOptionsFrom(context: SceneContext): Pick<SceneOptions, 'seed' | 'bus' | 'observe' | 'logger' | 'log' | 'model'> {
+  const options: Pick<SceneOptions, 'seed' | 'bus' | 'observe' | 'logger' | 'log' | 'model'> = { seed: context.seed };
+  if (context.model !== undefined) options.model = context.model;
   if (context.bus !== undefined) options.bus = context.bus;
   if (context.observe !== undefined) options.observe = context.observe;
   if (context.logger !== undefined) options.logger = context.logger;

@@ -1,5 +1,5 @@
 import type { LimitFunction } from 'p-limit';
-import type { ModelRequest, ModelResponse, Provider } from '../llm/types.js';
+import type { ModelRequest, ModelResponse, Provider, StreamEvent } from '../llm/types.js';
 
 /**
  * A provider whose calls take a slot of `limiter` first: the scene-wide cap on concurrent model
@@ -12,7 +12,50 @@ export function limitedProvider(provider: Provider, limiter: LimitFunction): Pro
     ...(provider.model !== undefined && { model: provider.model }),
     complete: (request) => whenSlotFree(limiter, request, () => provider.complete(request)),
   };
+  if (provider.stream !== undefined) {
+    const open = provider.stream.bind(provider);
+    limited.stream = (request) => streamWhenSlotFree(limiter, request, () => open(request));
+  }
   return limited;
+}
+
+/** A stream holds its slot from before the request until the last event, or until it is dropped. */
+async function* streamWhenSlotFree(limiter: LimitFunction, request: ModelRequest, open: () => AsyncIterable<StreamEvent>): AsyncGenerator<StreamEvent> {
+  const release = await slot(limiter, request.signal);
+  try {
+    yield* open();
+  } finally {
+    release();
+  }
+}
+
+/** Waits for a slot and resolves with the function that gives it back. */
+function slot(limiter: LimitFunction, signal: AbortSignal): Promise<() => void> {
+  return new Promise((resolve, reject) => {
+    let waiting = true;
+    const onAbort = (): void => {
+      if (!waiting) return;
+      waiting = false;
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    limiter(
+      () =>
+        new Promise<void>((release) => {
+          signal.removeEventListener('abort', onAbort);
+          if (!waiting || signal.aborted) {
+            onAbort();
+            return release();
+          }
+          waiting = false;
+          resolve(release);
+        }),
+    ).catch((error: unknown) => {
+      if (!waiting) return;
+      waiting = false;
+      reject(error);
+    });
+  });
 }
 
 function whenSlotFree(limiter: LimitFunction, request: ModelRequest, call: () => Promise<ModelResponse>): Promise<ModelResponse> {

@@ -107,6 +107,12 @@ export type SceneOptions = {
   seed?: number;
   /** Tools given to every agent, besides the built-ins. */
   tools?: readonly Tool[];
+  /**
+   * A real model for the cast: every member with `instructions` and a scripted `brain` deliberates
+   * on it instead (its instructions are the persona); members without instructions stay scripted.
+   * This is how `troupe run <scene> --model openai:gpt-4o-mini` swaps the NPCs' brains for a model.
+   */
+  model?: SceneModel;
   /** Leave out built-in tools by name (e.g. `['publish_event']`). */
   withoutTools?: readonly string[];
   limits?: LimitOptions;
@@ -127,6 +133,9 @@ export type SceneOptions = {
   log?: string | SessionLog;
   logger?: Logger;
 };
+
+/** A model for a scene's cast, and the protocol it speaks (default: each member's, else `xml`). */
+export type SceneModel = { provider: Provider; protocol?: 'xml' | 'native' };
 
 /** The scene-wide keyed limiter's limits. */
 export type LimitOptions = {
@@ -192,8 +201,14 @@ export type Scene = {
   start(): Promise<void>;
   /** One tick: due agents take their turns; resolves once they have all settled. */
   step(): Promise<TickReport>;
-  /** Starts if needed, then ticks until `ticks`, quiet, a budget, `stop()` or `signal`. */
-  run(options?: { ticks?: number; signal?: AbortSignal }): Promise<SceneResult>;
+  /** How its time passes (`clock.mode`): only a `stepped` scene can be paused between ticks. */
+  readonly clockMode: ClockOptions['mode'];
+  /**
+   * Starts if needed, then ticks until `ticks`, quiet, a budget, `stop()` or `signal`. A stepped
+   * run awaits `beforeTick(next tick)` before each tick when it returns a promise: how a host
+   * pauses and single-steps the scene (the inspector's tick gate). `stop()` ends the wait.
+   */
+  run(options?: { ticks?: number; signal?: AbortSignal; beforeTick?: (tick: number) => Promise<void> | undefined }): Promise<SceneResult>;
   /** Aborts every run in flight, waits for them (bounded), publishes `scene.stopped`. Idempotent. */
   stop(reason?: string): Promise<SceneResult>;
   /** Publishes `scene.event` as the scene (wakes agents subscribed to it). */
