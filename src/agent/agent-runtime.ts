@@ -220,9 +220,11 @@ export class AgentRuntime implements Agent {
       round: run.round,
       agent: this.config.name,
     };
-    if (this.config.protocol === 'native' && this.config.toolSpecs !== undefined && !run.nudging) {
+    if (this.config.protocol === 'native' && this.config.toolSpecs !== undefined) {
+      // The nudge still declares the tools (providers refuse a history of calls to undeclared
+      // tools) but forbids calling them.
       request.tools = this.config.toolSpecs;
-      request.toolChoice = this.config.toolChoice;
+      request.toolChoice = run.nudging ? 'none' : this.config.toolChoice;
     }
     if (this.config.protocol === 'xml' && !run.nudging) request.stop = STOP_AT_CLOSER;
     if (this.config.temperature !== undefined) request.temperature = this.config.temperature;

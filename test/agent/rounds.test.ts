@@ -24,7 +24,7 @@ describe('maxRounds and the final-answer nudge', () => {
     provider.assertConsumed();
   });
 
-  it('the nudge offers no native tools', async () => {
+  it('the nudge declares the native tools but forbids calling them', async () => {
     const { tools } = rosterTools();
     const nativeCall = { id: 'c1', name: 'lookup_player', arguments: '{"player_id":"7"}' };
     const provider = scriptedProvider([{ toolCalls: [nativeCall] }, { text: 'Ana.' }]);
@@ -32,6 +32,8 @@ describe('maxRounds and the final-answer nudge', () => {
     const result = await agent.run('Who is 7?');
     expect(result.reason).toBe('max_rounds');
     expect(provider.requests[0]!.tools?.map((tool) => tool.name)).toEqual(['lookup_player', 'set_team']);
-    expect(provider.requests[1]!.tools).toBeUndefined();
+    expect(provider.requests[0]!.toolChoice).toBe('auto');
+    expect(provider.requests[1]!.tools?.map((tool) => tool.name)).toEqual(['lookup_player', 'set_team']);
+    expect(provider.requests[1]!.toolChoice).toBe('none');
   });
 });

@@ -1,0 +1,129 @@
+/**
+ * troupe's ModelRequest as a Gemini `generateContent` call: system messages go to
+ * `systemInstruction`, the rest become `user`/`model` contents, tools become one
+ * `functionDeclarations` tool with raw JSON Schema, and toolChoice becomes a function calling mode.
+ */
+import { FunctionCallingConfigMode, type Content, type GenerateContentConfig, type Part } from '@google/genai';
+import type { ChatMessage, ModelRequest, NativeToolCall, ToolChoice } from '../types.js';
+import { enforcesSignatures, SKIP_SIGNATURE, type ThoughtSignatures } from './thought-signatures.js';
+
+/** Gemini's thinking controls (`thinkingConfig`); models without thinking ignore them. */
+export type GeminiThinking = {
+  /** Tokens the model may think for: 0 turns thinking off, -1 lets the model decide. */
+  budgetTokens?: number;
+  /** Stream the model's thought summaries (troupe's `reasoning` events). */
+  includeThoughts?: boolean;
+};
+
+/** Seed 001's mapping: `required` is Gemini's ANY (call at least one function). */
+const MODES: Record<ToolChoice, FunctionCallingConfigMode> = {
+  auto: FunctionCallingConfigMode.AUTO,
+  required: FunctionCallingConfigMode.ANY,
+  none: FunctionCallingConfigMode.NONE,
+};
+
+/** Ids the adapter made up for calls Gemini sent without one (see `TurnReader`): never sent back. */
+const GENERATED_ID = /^call_\d+$/;
+
+/** What the mapping needs besides the request. */
+export type MappingContext = { model: string; thinking?: GeminiThinking; signatures: ThoughtSignatures };
+
+/** The `contents` and `config` of a `generateContent` / `generateContentStream` call. */
+export function mapRequest(request: ModelRequest, context: MappingContext): { contents: Content[]; config: GenerateContentConfig } {
+  const system = request.messages.filter((message) => message.role === 'system' && message.content !== '');
+  const config: GenerateContentConfig = {
+    // Plain declarations never trigger the client's automatic function calling; saying so keeps
+    // its streaming path to one plain request.
+    automaticFunctionCalling: { disable: true },
+  };
+  if (system.length > 0) config.systemInstruction = { parts: system.map((message) => ({ text: message.content })) };
+  if (request.tools !== undefined && request.tools.length > 0) {
+    config.tools = [
+      {
+        // `parametersJsonSchema` takes JSON Schema as written; `parameters` wants Gemini's
+        // OpenAPI subset (upper-case types, no additionalProperties).
+        functionDeclarations: request.tools.map((tool) => ({
+          name: tool.name,
+          description: tool.description,
+          parametersJsonSchema: tool.parameters,
+        })),
+      },
+    ];
+    if (request.toolChoice !== undefined) config.toolConfig = { functionCallingConfig: { mode: MODES[request.toolChoice] } };
+  }
+  if (request.stop !== undefined && request.stop.length > 0) config.stopSequences = [...request.stop];
+  if (request.temperature !== undefined) config.temperature = request.temperature;
+  if (request.maxTokens !== undefined) config.maxOutputTokens = request.maxTokens;
+  const thinking = context.thinking;
+  if (thinking !== undefined && (thinking.budgetTokens !== undefined || thinking.includeThoughts !== undefined)) {
+    config.thinkingConfig = {
+      ...(thinking.budgetTokens !== undefined && { thinkingBudget: thinking.budgetTokens }),
+      ...(thinking.includeThoughts !== undefined && { includeThoughts: thinking.includeThoughts }),
+    };
+  }
+  return { contents: mapMessages(request.messages, context), config };
+}
+
+/**
+ * The conversation as contents. Consecutive messages of one role share a content: the results
+ * of a parallel batch go back together, as Gemini expects, and a user note after them joins them.
+ */
+function mapMessages(messages: readonly ChatMessage[], context: MappingContext): Content[] {
+  const contents: Content[] = [];
+  const signed = enforcesSignatures(context.model);
+  for (const message of messages) {
+    if (message.role === 'system') continue;
+    const role = message.role === 'assistant' ? 'model' : 'user';
+    const parts = partsOf(message, context.signatures, signed);
+    // Gemini refuses a content with no parts and a part with empty text.
+    if (parts.length === 0) continue;
+    const last = contents.at(-1);
+    if (last !== undefined && last.role === role) last.parts!.push(...parts);
+    else contents.push({ role, parts });
+  }
+  return contents;
+}
+
+function partsOf(message: Exclude<ChatMessage, { role: 'system' }>, signatures: ThoughtSignatures, signed: boolean): Part[] {
+  switch (message.role) {
+    case 'user':
+      return message.content === '' ? [] : [{ text: message.content }];
+    case 'tool': {
+      const response: Part = { functionResponse: { name: message.name, response: { result: message.content } } };
+      if (!GENERATED_ID.test(message.callId) && message.callId !== '') response.functionResponse!.id = message.callId;
+      return [response];
+    }
+    case 'assistant': {
+      const parts: Part[] = message.content === '' ? [] : [{ text: message.content }];
+      const calls = (message.toolCalls ?? []).map((call) => callPart(call, signatures));
+      // A lost signature fails the whole request on Gemini 3: send the documented sentinel on the
+      // first call of the batch (where Gemini puts the real one) unless a real one came back.
+      if (signed && calls.length > 0 && !calls.some((part) => part.thoughtSignature !== undefined)) {
+        calls[0]!.thoughtSignature = SKIP_SIGNATURE;
+      }
+      return [...parts, ...calls];
+    }
+  }
+}
+
+function callPart(call: NativeToolCall, signatures: ThoughtSignatures): Part {
+  const part: Part = { functionCall: { name: call.name, args: argsOf(call.arguments) } };
+  if (!GENERATED_ID.test(call.id) && call.id !== '') part.functionCall!.id = call.id;
+  const signature = signatures.recall(call);
+  if (signature !== undefined) part.thoughtSignature = signature;
+  return part;
+}
+
+/**
+ * Gemini takes a call's arguments as a JSON object, not text. Arguments that are not one (broken
+ * JSON the model wrote, an array) are sent as `{}`: the tool message after the call already told
+ * the model what was wrong with them.
+ */
+function argsOf(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
