@@ -14,6 +14,12 @@ export type RunFlags = {
   quiet: boolean;
   json: boolean;
   help: boolean;
+  /** `provider:model`: members with instructions deliberate on this model instead of their brains. */
+  model: string | undefined;
+  /** The protocol the model speaks (default xml). */
+  protocol: 'xml' | 'native' | undefined;
+  /** Record the model's calls to this cassette (replay with `--model cassette:FILE`). */
+  record: string | undefined;
   options: SceneOptionValues;
 };
 
@@ -25,6 +31,9 @@ export const COMMON_FLAGS: Record<string, ArgOption> = {
   quiet: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  model: { type: 'string' },
+  protocol: { type: 'string' },
+  record: { type: 'string' },
 };
 
 /**
@@ -59,6 +68,15 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
   if (!seed.ok) return seed;
   const log = values.log as string | undefined;
   if (log !== undefined && log.trim() === '') return failure('--log needs a file path, e.g. --log run.jsonl');
+  const model = values.model as string | undefined;
+  if (model !== undefined && !/^[a-z]+:\S/i.test(model.trim())) {
+    return failure(`--model needs <provider>:<model>, e.g. --model openai:gpt-4o-mini (got ${JSON.stringify(model)})`);
+  }
+  const protocol = values.protocol as string | undefined;
+  if (protocol !== undefined && protocol !== 'xml' && protocol !== 'native') return failure(`--protocol must be xml or native, got ${JSON.stringify(protocol)}`);
+  if (protocol !== undefined && model === undefined) return failure('--protocol applies to a model: give --model too');
+  const record = values.record as string | undefined;
+  if (record !== undefined && (model === undefined || record.trim() === '')) return failure('--record FILE records a model\'s calls: give --model too');
   const sceneOptions = sceneOptionValues(specs, values as Record<string, string | boolean | undefined>);
   if (!sceneOptions.ok) return sceneOptions;
   return success({
@@ -69,6 +87,9 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
     quiet: values.quiet === true,
     json: values.json === true,
     help: values.help === true,
+    model: model?.trim(),
+    protocol,
+    record,
     options: sceneOptions.value,
   });
 }

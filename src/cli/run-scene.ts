@@ -1,6 +1,8 @@
 import { randomInt } from 'node:crypto';
 import type { Bus } from '../bus/bus.js';
-import type { Scene, SceneResult } from '../scene/types.js';
+import { recordProvider } from '../llm/cassette.js';
+import { resolveModel } from '../llm/resolve-model.js';
+import type { Scene, SceneModel, SceneResult } from '../scene/types.js';
 import { createCliLogger } from './cli-logger.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { errorText } from './error-text.js';
@@ -48,9 +50,18 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
     output.attach(bus);
     runLog?.watch(bus);
   };
+  let model: SceneModel | undefined;
+  if (flags.model !== undefined) {
+    try {
+      model = sceneModel(flags, io);
+    } catch (error) {
+      await finish(EXIT.usage);
+      return fail(io, `--model ${flags.model}: ${(error as Error).message}`, EXIT.usage);
+    }
+  }
   let scene: Scene;
   try {
-    scene = await definition.create({ observe, seed, logger: logger.value, log: runLog?.log, options: flags.options });
+    scene = await definition.create({ observe, seed, logger: logger.value, log: runLog?.log, ...(model !== undefined && { model }), options: flags.options });
   } catch (error) {
     output.finish();
     io.err.write(`troupe: scene "${name}" failed while being built:\n${errorText(error, folder)}\n`);
@@ -99,6 +110,15 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
   if (runLog !== undefined && !flags.json && !flags.quiet) io.out.write(`log: ${runLog.log.path}\n`);
   (flags.json ? io.err : io.out).write(`${summary}\n`);
   return finish(interrupted > 0 ? EXIT.interrupted : EXIT.ok);
+}
+
+/** The model `--model` names, recorded to `--record`'s cassette when asked. */
+function sceneModel(flags: RunFlags, io: CliIo): SceneModel {
+  const provider = resolveModel(flags.model!, { env: io.env });
+  return {
+    provider: flags.record !== undefined ? recordProvider(provider, flags.record) : provider,
+    ...(flags.protocol !== undefined && { protocol: flags.protocol }),
+  };
 }
 
 function fail(io: CliIo, message: string, code: number): number {

@@ -13,9 +13,16 @@ Run flags:
   --log FILE       record every bus event to a JSONL session log
   --quiet          print only the final summary line
   --json           print every bus event as one JSON line on stdout (summary on stderr)
+  --model P:M      agents with instructions think with a real model: openai:gpt-4o-mini,
+                   anthropic:claude-sonnet-4-5, gemini:gemini-2.5-flash, ollama:qwen2.5,
+                   cassette:FILE (a recorded run, offline). See docs/providers.md.
+  --protocol X     xml (default) or native function calling, for --model
+  --record FILE    record the model's calls to a cassette, for --model
   -h, --help       help; with a scene, its own flags too
 
-Environment: TROUPE_LOG_LEVEL (default warn), TROUPE_SCENES_DIR, NO_COLOR.
+Environment: TROUPE_LOG_LEVEL (default warn), TROUPE_SCENES_DIR, NO_COLOR; for --model
+OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, GOOGLE_API_KEY (or GEMINI_API_KEY),
+OLLAMA_BASE_URL (several keys: comma-separated).
 Exit codes: 0 done, 1 the scene failed, 2 usage error, 130 interrupted. See docs/cli.md.`;
 
 /** `troupe run <scene> --help`: the scene's description, the common flags and its own. */
