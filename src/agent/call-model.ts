@@ -35,7 +35,8 @@ export function callModel(
 
 /**
  * After attempt `attempt` failed with `thrown`: reports it as `llm.error` and, while the failure is
- * retryable and attempts remain, waits (the provider's `retry-after`, else exponential backoff) and
+ * retryable and attempts remain, waits (the provider's `retry-after`, else exponential backoff
+ * with jitter: between half and all of `backoffMs × 2^(attempt-1)`, capped at `maxBackoffMs`) and
  * tries again with `next(attempt)`. An abort is the caller's doing: nothing to report or retry.
  */
 export async function retryAfterFailure<T>(
@@ -59,7 +60,8 @@ export async function retryAfterFailure<T>(
     });
     if (!again) throw error;
     const backoff = Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (attempt - 1));
-    await sleepFor(error.retryAfterMs ?? backoff, request.signal);
+    // Jitter spreads the retries of many agents hit by one outage; a server's own wait is exact.
+    await sleepFor(error.retryAfterMs ?? backoff * (0.5 + Math.random() / 2), request.signal);
     try {
       return await next(attempt + 1);
     } catch (failed) {

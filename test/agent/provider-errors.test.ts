@@ -23,6 +23,19 @@ describe('provider failures', () => {
     expect(events.find('llm.error')!.data).toMatchObject({ kind: 'rate_limit', retryable: true, attempt: 1 });
   });
 
+  it('backs off with jitter: between half and all of the exponential step', async () => {
+    vi.useFakeTimers();
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    const provider = scriptedProvider([{ error: { kind: 'server', message: '502' } }, 'Back.']);
+    const { agent } = testAgent({ provider, modelRetry: { attempts: 2, backoffMs: 1_000 } });
+    const running = agent.run('hi');
+    await vi.advanceTimersByTimeAsync(499);
+    expect(provider.requests).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await expect(running).resolves.toMatchObject({ reason: 'final_answer', text: 'Back.' });
+    vi.restoreAllMocks();
+  });
+
   it('fails the run with a clear llm.error after the retry limit', async () => {
     vi.useFakeTimers();
     const failure = { error: { kind: 'server' as const, message: '503 overloaded' } };
