@@ -4,6 +4,7 @@ import { benchCrowd } from './crowd.bench.js';
 import type { Row } from './measure.js';
 import { benchParkedAgents } from './parked-agents.bench.js';
 import { benchStatechart } from './statechart.bench.js';
+import { benchStreamParse } from './stream-parse.bench.js';
 
 /** `npm run bench`: prints a table comparing troupe with a bare hand-written baseline. */
 async function main(): Promise<void> {
@@ -12,6 +13,7 @@ async function main(): Promise<void> {
   // Timing first, on a young heap; the heap measure settles the heap before it starts.
   rows.push(...(await benchAgentRun(quick ? 2_000 : 20_000)));
   rows.push(...(await benchStatechart(quick ? 2_000 : 20_000)));
+  rows.push(...(await benchStreamParse(quick ? [1_000, 100_000] : [1_000, 100_000, 1_000_000])));
   rows.push(...(await benchParkedAgents(quick ? 1_000 : 10_000)));
   rows.push(...(await benchCrowd(quick ? [1_000] : [1_000, 10_000, 100_000], quick ? 3 : 4, quick ? 2_000 : 50_000)));
   const cpu = cpus()[0]?.model ?? 'unknown cpu';
