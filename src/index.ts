@@ -21,6 +21,20 @@ export type {
   RunStats,
   TroupeEvents,
 } from './bus/events.js';
+export { createBufferedDelivery, createEventQueue, SAMPLED_TYPES, subscribeBuffered } from './bus/backpressure.js';
+export type {
+  Backpressure,
+  BackpressurePolicy,
+  BufferedDelivery,
+  BufferedHandler,
+  BufferedOptions,
+  BufferedSubscription,
+  Delivery,
+  DeliveryHooks,
+  EventQueue,
+  Overflow,
+} from './bus/backpressure.js';
+export { patternMatcher } from './bus/pattern-match.js';
 export { randomIds, sequentialIds, steppedClock } from './bus/ids.js';
 export type { Clock, IdSource } from './bus/ids.js';
 export { ConfigError, LogError, ScriptError, ToolSchemaError, TroupeError } from './errors.js';
