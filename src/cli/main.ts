@@ -2,6 +2,7 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { EXIT, resolveIo, type CliOptions } from './cli-io.js';
+import { inspectCommand } from './inspect-command.js';
 import { listCommand } from './list-command.js';
 import { runCommand } from './run-command.js';
 import { USAGE } from './usage.js';
@@ -9,9 +10,9 @@ import { USAGE } from './usage.js';
 export type { CliOptions } from './cli-io.js';
 
 /**
- * The `troupe` command: `run <scene>` and `list`. Resolves with the exit code (0 done, 1 the
- * scene failed, 2 usage error, 130 interrupted) instead of exiting, so tests call it directly
- * with in-memory streams.
+ * The `troupe` command: `run <scene>`, `list` and `inspect <log>`. Resolves with the exit code
+ * (0 done, 1 the scene failed, 2 usage error, 130 interrupted) instead of exiting, so tests call
+ * it directly with in-memory streams.
  *
  * @example
  * const code = await main(['run', 'tavern', '--ticks', '5', '--json'], process.stdout, process.stderr);
@@ -30,6 +31,8 @@ export async function main(
         return await runCommand(rest, io);
       case 'list':
         return await listCommand(rest, io);
+      case 'inspect':
+        return await inspectCommand(rest, io);
       case 'help':
       case '--help':
       case '-h':
@@ -39,7 +42,7 @@ export async function main(
         err.write(`${USAGE}\n`);
         return EXIT.usage;
       default:
-        err.write(`troupe: unknown command "${command}" (commands: run, list, help)\n`);
+        err.write(`troupe: unknown command "${command}" (commands: run, list, inspect, help)\n`);
         return EXIT.usage;
     }
   } catch (error) {

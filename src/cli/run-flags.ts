@@ -20,6 +20,10 @@ export type RunFlags = {
   protocol: 'xml' | 'native' | undefined;
   /** Record the model's calls to this cassette (replay with `--model cassette:FILE`). */
   record: string | undefined;
+  /** Serve the inspector on the scene's bus, and keep serving once the scene ends. */
+  inspect: boolean;
+  /** The inspector's port (absent or 0: any free one); only with `inspect`. */
+  port: number | undefined;
   options: SceneOptionValues;
 };
 
@@ -34,6 +38,8 @@ export const COMMON_FLAGS: Record<string, ArgOption> = {
   model: { type: 'string' },
   protocol: { type: 'string' },
   record: { type: 'string' },
+  inspect: { type: 'boolean' },
+  port: { type: 'string' },
 };
 
 /**
@@ -77,6 +83,9 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
   if (protocol !== undefined && model === undefined) return failure('--protocol applies to a model: give --model too');
   const record = values.record as string | undefined;
   if (record !== undefined && (model === undefined || record.trim() === '')) return failure('--record FILE records a model\'s calls: give --model too');
+  const port = portFlag(values.port);
+  if (!port.ok) return port;
+  if (port.value !== undefined && values.inspect !== true) return failure("--port is the inspector's port: give --inspect too");
   const sceneOptions = sceneOptionValues(specs, values as Record<string, string | boolean | undefined>);
   if (!sceneOptions.ok) return sceneOptions;
   return success({
@@ -90,8 +99,19 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
     model: model?.trim(),
     protocol,
     record,
+    inspect: values.inspect === true,
+    port: port.value,
     options: sceneOptions.value,
   });
+}
+
+/** `--port N`: an integer from 0 (any free port) to 65535. */
+export function portFlag(raw: unknown): Outcome<number | undefined, string> {
+  if (raw === undefined) return success(undefined);
+  const text = String(raw);
+  const value = /^\d{1,5}$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!(value >= 0 && value <= 65_535)) return failure(`--port must be an integer from 0 to 65535 (0: any free port); got ${JSON.stringify(text)}`);
+  return success(value);
 }
 
 function integerFlag(name: string, raw: unknown, min: number): Outcome<number | undefined, string> {

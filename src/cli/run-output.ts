@@ -78,6 +78,7 @@ export function createRunOutput(flags: Pick<RunFlags, 'json' | 'quiet'>, totalTi
     finish() {
       for (const unsubscribe of subscriptions.splice(0)) unsubscribe();
       bar?.clear();
+      bar = undefined; // notes after the run (the inspector's) must not draw it again
     },
   };
 }

@@ -6,6 +6,8 @@ import type { Scene, SceneModel, SceneResult } from '../scene/types.js';
 import { createCliLogger } from './cli-logger.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { errorText } from './error-text.js';
+import type { EventHistory } from '../inspect/event-history.js';
+import { openInspectorSession, runHistory, type InspectorSession } from './inspect-session.js';
 import type { RunFlags } from './run-flags.js';
 import { openRunLog, type RunLog } from './run-log.js';
 import { createRunOutput } from './run-output.js';
@@ -35,9 +37,16 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
       return fail(io, `cannot open --log ${flags.log}: ${(error as Error).message}`, EXIT.failed);
     }
   }
+  let interrupted = 0;
+  let session: InspectorSession | undefined;
   const finish = async (code: number): Promise<number> => {
     output.finish();
     const problem = await runLog?.close();
+    if (session !== undefined) {
+      // --inspect keeps the page up once the scene is over, until Ctrl-C; Ctrl-C during the run quits.
+      if (interrupted === 0) await session.serveUntilInterrupted(code === EXIT.ok ? 'the scene has ended' : 'the scene failed');
+      await session.close();
+    }
     if (problem !== undefined) return fail(io, `--log ${flags.log}: ${problem}`, EXIT.failed);
     return code;
   };
@@ -45,8 +54,10 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
   // The scene makes its own bus (a stepped one runs on simulated time, so the same seed gives the
   // same events) and hands it over before any event is published.
   let sceneBus: Bus | undefined;
+  let history: EventHistory | undefined;
   const observe = (bus: Bus): void => {
     sceneBus ??= bus;
+    if (flags.inspect) history ??= runHistory(bus);
     output.attach(bus);
     runLog?.watch(bus);
   };
@@ -77,8 +88,15 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
     output.attach(sceneBus);
   }
   runLog?.ensureRecording(sceneBus);
+  if (flags.inspect) {
+    const opened = await openInspectorSession({ scene, history: history ?? runHistory(sceneBus) }, flags.port, io, (line) => output.note(line));
+    if (!opened.ok) {
+      output.note(`troupe: ${opened.problem}`);
+      return finish(EXIT.failed);
+    }
+    session = opened.value;
+  }
 
-  let interrupted = 0;
   const stopListening = io.interrupts(() => {
     interrupted++;
     if (interrupted > 1) return io.exit(EXIT.interrupted);
@@ -87,7 +105,7 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
   });
   let result: SceneResult;
   try {
-    result = await scene.run({ ticks });
+    result = await scene.run({ ticks, beforeTick: session?.gate?.beforeTick });
   } catch (error) {
     // Stopped first, so that its last events are shown and logged before the error.
     await scene.stop('error').catch(() => undefined);

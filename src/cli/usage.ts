@@ -5,6 +5,7 @@ import { describeSceneOptions } from './scene-options.js';
 export const USAGE = `Usage:
   troupe run <scene> [flags] [scene flags]   run a scene from scenes/
   troupe list                                list the scenes, with their own flags
+  troupe inspect <session.jsonl> [--port N]  serve a session log in the inspector
   troupe help                                this text
 
 Run flags:
@@ -18,6 +19,10 @@ Run flags:
                    cassette:FILE (a recorded run, offline). See docs/providers.md.
   --protocol X     xml (default) or native function calling, for --model
   --record FILE    record the model's calls to a cassette, for --model
+  --inspect        serve the inspector (live page, pause/step, approvals) on 127.0.0.1;
+                   its URL with the token goes to stderr; it keeps serving after the scene
+                   ends, until Ctrl-C. See docs/inspector.md.
+  --port N         the inspector's port, for --inspect (default: any free one)
   -h, --help       help; with a scene, its own flags too
 
 Environment: TROUPE_LOG_LEVEL (default warn), TROUPE_SCENES_DIR, NO_COLOR; for --model

@@ -24,7 +24,7 @@ describe('run flags', () => {
     const parsed = parseRunFlags(['tavern', '--ticks', '5', '--seed=-3', '--log', 'a.jsonl', '--json', '--npcs', '1000', '--speed=0.25', '--no-music'], specs);
     expect(parsed).toEqual({
       ok: true,
-      value: { scene: 'tavern', ticks: 5, seed: -3, log: 'a.jsonl', quiet: false, json: true, help: false, options: { npcs: 1000, speed: 0.25, weather: 'sun', name: 'Inn', music: false } },
+      value: { scene: 'tavern', ticks: 5, seed: -3, log: 'a.jsonl', quiet: false, json: true, help: false, inspect: false, options: { npcs: 1000, speed: 0.25, weather: 'sun', name: 'Inn', music: false } },
     });
     expect(parseRunFlags(['tavern'], specs)).toMatchObject({ ok: true, value: { ticks: undefined, seed: undefined, options: { npcs: 3, music: true } } });
   });

@@ -1,0 +1,57 @@
+import { parseArgs } from 'node:util';
+import { readLog, type ReadLogResult } from '../record/read-log.js';
+import { EXIT, type CliIo } from './cli-io.js';
+import { openInspectorSession } from './inspect-session.js';
+import { portFlag } from './run-flags.js';
+
+/** `troupe inspect --help`. */
+export const INSPECT_USAGE = `Usage: troupe inspect <session.jsonl> [--port N]
+
+  Serves a session log (troupe run --log FILE) in the inspector, read-only, until Ctrl-C.
+  --port N   the port (default: any free one)`;
+
+/**
+ * `troupe inspect <log> [--port N]`: reads a session log (quarantined lines are reported, not
+ * fatal) and serves it until Ctrl-C. A log that cannot be read exits 1, bad flags 2.
+ */
+export async function inspectCommand(args: readonly string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...args], options: { port: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: true });
+  } catch (error) {
+    io.err.write(`troupe inspect: ${(error as Error).message.split('\n')[0]}; valid flags: --port, --help\n`);
+    return EXIT.usage;
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true) {
+    io.out.write(`${INSPECT_USAGE}\n`);
+    return EXIT.ok;
+  }
+  const [path, ...extra] = positionals;
+  if (path === undefined || extra.length > 0) {
+    io.err.write(`troupe inspect: ${path === undefined ? 'needs a session log' : `one log at a time (got ${positionals.length})`}, e.g. troupe inspect run.jsonl\n`);
+    return EXIT.usage;
+  }
+  const port = portFlag(values.port);
+  if (!port.ok) {
+    io.err.write(`troupe inspect: ${port.problem}\n`);
+    return EXIT.usage;
+  }
+  let log: ReadLogResult;
+  try {
+    log = readLog(path);
+  } catch (error) {
+    io.err.write(`troupe inspect: ${(error as Error).message}\n`);
+    return EXIT.failed;
+  }
+  for (const line of log.quarantined) io.err.write(`troupe inspect: ${path} line ${line.lineNumber} skipped: ${line.reason}\n`);
+  const note = (line: string): void => void io.err.write(`${line}\n`);
+  const opened = await openInspectorSession({ events: log.events }, port.value, io, note);
+  if (!opened.ok) {
+    io.err.write(`troupe inspect: ${opened.problem}\n`);
+    return EXIT.failed;
+  }
+  await opened.value.serveUntilInterrupted(`${log.events.length} events of ${path}`);
+  await opened.value.close();
+  return EXIT.ok;
+}

@@ -1,0 +1,66 @@
+import type { Envelope } from '../bus/events.js';
+import { createEventHistory, DEFAULT_HISTORY_SIZE, type EventHistory } from '../inspect/event-history.js';
+import { startInspector, type Inspector } from '../inspect/start-inspector.js';
+import { createTickGate, type TickGate } from '../inspect/tick-gate.js';
+import { failure, success, type Outcome } from '../outcome.js';
+import type { Scene } from '../scene/types.js';
+import type { CliIo } from './cli-io.js';
+
+/** Events `troupe run --inspect` keeps for pages that connect late or reconnect. */
+export const RUN_HISTORY_SIZE = DEFAULT_HISTORY_SIZE * 5;
+
+/** An inspector the CLI started, and how it ends. */
+export type InspectorSession = {
+  readonly inspector: Inspector;
+  /** The gate a scene runs under (pause, resume, step); absent for a log. */
+  readonly gate: TickGate | undefined;
+  /** Says the server is still there and resolves on Ctrl-C. */
+  serveUntilInterrupted(what: string): Promise<void>;
+  close(): Promise<void>;
+};
+
+/** What to serve: a live scene with the history recorded since its bus appeared, or a log's events. */
+export type InspectTarget = { scene: Scene; history: EventHistory } | { events: readonly Envelope[] };
+
+/**
+ * Starts the inspector for a command and prints `inspector: <url>` on stderr (the token is in it:
+ * stdout may be piped to other tools). Notices (a dropped client) go to `note`.
+ */
+export async function openInspectorSession(
+  target: InspectTarget,
+  port: number | undefined,
+  io: CliIo,
+  note: (line: string) => void,
+): Promise<Outcome<InspectorSession, string>> {
+  const gate = 'scene' in target ? createTickGate(target.scene) : undefined;
+  let inspector: Inspector;
+  try {
+    inspector = await startInspector({
+      ...('scene' in target ? { scene: target.scene, history: target.history, gate } : { events: target.events }),
+      port: port ?? 0,
+      onNotice: (notice) => note(notice.message),
+    });
+  } catch (error) {
+    return failure((error as Error).message);
+  }
+  note(`inspector: ${inspector.url}`);
+  return success({
+    inspector,
+    gate,
+    serveUntilInterrupted(what) {
+      note(`inspector: ${what}; still serving ${inspector.url} (Ctrl-C to quit)`);
+      return new Promise<void>((resolve) => {
+        const stop = io.interrupts(() => {
+          stop();
+          resolve();
+        });
+      });
+    },
+    close: () => inspector.close(),
+  });
+}
+
+/** The history `troupe run --inspect` records a scene's bus into, from its first event. */
+export function runHistory(bus: Parameters<typeof createEventHistory>[0]): EventHistory {
+  return createEventHistory(bus, { size: RUN_HISTORY_SIZE });
+}

@@ -1,0 +1,78 @@
+import type { Agent } from '../agent/agent-options.js';
+import { failure, success, type Outcome } from '../outcome.js';
+import type { Scene } from '../scene/types.js';
+import type { ControlCommand } from './inspector-options.js';
+import type { TickGate } from './tick-gate.js';
+
+/** A refused command: the HTTP status and the message for the page. */
+export type ControlProblem = { status: 400 | 404 | 409; error: string };
+
+/** What commands act on. */
+export type ControlTarget = {
+  mode: 'live' | 'log';
+  scene: Scene | undefined;
+  agents: ReadonlyMap<string, Agent>;
+  gate: TickGate | undefined;
+};
+
+const TYPES = ['approve', 'deny', 'pause', 'resume', 'step'] as const;
+const MAX_NAME = 256;
+const MAX_REASON = 2_000;
+
+/** Checks a request body as a command; the problem names the field and what it allows. */
+export function parseControlCommand(body: unknown): Outcome<ControlCommand, ControlProblem> {
+  const bad = (error: string) => failure<ControlProblem>({ status: 400, error });
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('the body must be a JSON object with a "type"');
+  const fields = body as Record<string, unknown>;
+  const type = fields.type;
+  if (!TYPES.includes(type as (typeof TYPES)[number])) return bad(`"type" must be one of ${TYPES.join(', ')}; got ${JSON.stringify(type) ?? 'nothing'}`);
+  if (type === 'pause' || type === 'resume' || type === 'step') return success({ type });
+  for (const name of ['agent', 'callId'] as const) {
+    const value = fields[name];
+    if (typeof value !== 'string' || value === '' || value.length > MAX_NAME) return bad(`"${name}" must be a non-empty string of at most ${MAX_NAME} characters`);
+  }
+  const agent = fields.agent as string;
+  const callId = fields.callId as string;
+  if (type === 'approve') return success({ type, agent, callId });
+  const reason = fields.reason;
+  if (reason === undefined) return success({ type: 'deny', agent, callId });
+  if (typeof reason !== 'string' || reason.length > MAX_REASON) return bad(`"reason" must be a string of at most ${MAX_REASON} characters`);
+  return success({ type: 'deny', agent, callId, reason });
+}
+
+/**
+ * Carries out a command. Approve and deny go to the agent's own `approve`/`deny` (which check the
+ * call is still waiting); pause, resume and step turn the tick gate of a stepped scene.
+ */
+export function runControlCommand(command: ControlCommand, target: ControlTarget): Outcome<void, ControlProblem> {
+  if (target.mode === 'log') return failure({ status: 409, error: 'this is a session log: nothing to control' });
+  switch (command.type) {
+    case 'approve':
+    case 'deny': {
+      const agent = target.scene?.agents.get(command.agent)?.agent ?? target.agents.get(command.agent);
+      if (agent === undefined) return failure({ status: 404, error: `no agent named ${JSON.stringify(command.agent)}` });
+      const done = command.type === 'approve' ? agent.approve(command.callId) : agent.deny(command.callId, command.reason);
+      if (done) return success(undefined);
+      return failure({
+        status: 409,
+        error: `no call ${JSON.stringify(command.callId)} of ${command.agent} is waiting for approval (already decided, aborted, or never asked)`,
+      });
+    }
+    default:
+      return turnGate(command.type, target);
+  }
+}
+
+function turnGate(type: 'pause' | 'resume' | 'step', target: ControlTarget): Outcome<void, ControlProblem> {
+  const { scene, gate } = target;
+  if (scene === undefined || gate === undefined) {
+    return failure({ status: 409, error: `${type} needs a scene run under the inspector's tick gate (troupe run --inspect)` });
+  }
+  if (scene.clockMode !== 'stepped') return failure({ status: 409, error: `${type} works for stepped scenes; this one runs on a ${scene.clockMode} clock` });
+  if (scene.stopped) return failure({ status: 409, error: `the scene has stopped at tick ${scene.tick}` });
+  // Pausing a paused scene, or resuming a running one, is already done: not an error.
+  if (type === 'pause') gate.pause();
+  else if (type === 'resume') gate.resume();
+  else if (!gate.step()) return failure({ status: 409, error: 'step works while paused: pause first' });
+  return success(undefined);
+}

@@ -1,0 +1,295 @@
+// @ts-check
+/**
+ * The page's view of a scene, as data: the header (scene, tick, pause, stop), the agents and their
+ * machine states, the world, pending approvals, the transcript and the timeline. `applyEvent`
+ * folds one bus envelope in and records what changed, so the renderers touch only that; log mode
+ * re-derives the whole view by folding the first N events into a fresh model.
+ */
+import { applyToTranscript, createTranscript } from './transcript-model.js';
+import { withChange } from './world-path.js';
+
+/**
+ * A bus envelope as `/events` sends it.
+ *
+ * @typedef {{ id: string, type: string, at: number, scene?: string, agent?: string, cause?: string, v?: number, data: any }} Envelope
+ */
+
+/**
+ * What `GET /state` answers. `initialWorld` is optional: in log mode it is the world before the
+ * first event, which the scrubber starts from (without it, from an empty world).
+ *
+ * @typedef {{
+ *   mode: 'live' | 'log',
+ *   scene: string | null,
+ *   clock: unknown,
+ *   paused: boolean,
+ *   canControl: boolean,
+ *   agents: { name: string, state: string }[],
+ *   world: unknown,
+ *   tick: number,
+ *   initialWorld?: unknown,
+ * }} Snapshot
+ */
+
+/**
+ * @typedef {{
+ *   name: string, state: string, tools: string[], protocol?: string,
+ *   turns: number, round: number, trigger?: string, calls: number, failures: number, corrections: number,
+ *   lastReason?: string, lastSaid?: string, awaiting: number,
+ * }} AgentView
+ * @typedef {{ key: string, agent: string, callId: string, name: string, args: unknown, tick: number }} Approval
+ * @typedef {{ seq: number, tick: number, event: Envelope }} TimelineRow
+ * @typedef {{
+ *   header: boolean,
+ *   agents: Set<string>,
+ *   world: string[],
+ *   approvals: boolean,
+ *   timeline: TimelineRow[],
+ * }} Changes
+ * @typedef {{
+ *   mode: 'live' | 'log', scene: string, clockMode: string, canControl: boolean, paused: boolean,
+ *   tick: number, shownTick: number, started: boolean, stopped?: { reason: string, detail?: string, tick: number },
+ *   eventCount: number, gaps: number, missed: number,
+ *   agents: Map<string, AgentView>, world: unknown,
+ *   approvals: Map<string, Approval>,
+ *   transcript: import('./transcript-model.js').TranscriptModel,
+ *   timeline: TimelineRow[],
+ *   changes: Changes,
+ * }} Model
+ */
+
+/** Timeline rows kept in memory, so a change of filter can still fill the view. */
+export const TIMELINE_KEEP = 6000;
+
+/**
+ * The clock's mode, whether `/state` gives it as a string or as `{ mode }`.
+ *
+ * @param {unknown} clock
+ */
+function clockModeOf(clock) {
+  if (typeof clock === 'string') return clock;
+  if (typeof clock === 'object' && clock !== null && 'mode' in clock) return String(clock.mode);
+  // A log has no clock to speak of.
+  return '–';
+}
+
+/**
+ * A model from the `/state` snapshot. `fromStart` builds the view before the first event (log
+ * mode's scrubber): agents idle, the world as it was at the start.
+ *
+ * @param {Snapshot} snapshot
+ * @param {{ fromStart?: boolean }} [options]
+ * @returns {Model}
+ */
+export function createModel(snapshot, options = {}) {
+  const fromStart = options.fromStart === true;
+  /** @type {Model} */
+  const model = {
+    mode: snapshot.mode === 'log' ? 'log' : 'live',
+    scene: typeof snapshot.scene === 'string' ? snapshot.scene : '',
+    clockMode: clockModeOf(snapshot.clock),
+    canControl: snapshot.canControl === true,
+    paused: snapshot.paused === true,
+    // Replayed events carry the ticks they happened at; the snapshot's tick is a floor for the
+    // header only (a history that no longer holds the scene's early ticks still shows the right one).
+    tick: 0,
+    shownTick: fromStart ? 0 : Number(snapshot.tick ?? 0),
+    started: false,
+    eventCount: 0,
+    gaps: 0,
+    missed: 0,
+    agents: new Map(),
+    world: fromStart ? (snapshot.initialWorld ?? {}) : (snapshot.world ?? {}),
+    approvals: new Map(),
+    transcript: createTranscript(),
+    timeline: [],
+    changes: emptyChanges(),
+  };
+  for (const agent of snapshot.agents ?? []) agentView(model, agent.name).state = fromStart ? 'idle' : agent.state;
+  model.changes.header = true;
+  return model;
+}
+
+/** @returns {Changes} */
+function emptyChanges() {
+  return { header: false, agents: new Set(), world: [], approvals: false, timeline: [] };
+}
+
+/**
+ * What changed since the last call, for the renderers; starts a new record.
+ *
+ * @param {Model} model
+ */
+export function takeChanges(model) {
+  const changes = model.changes;
+  const entries = model.transcript.changed;
+  model.changes = emptyChanges();
+  model.transcript.changed = new Set();
+  return { ...changes, entries };
+}
+
+/**
+ * The view of one agent, created when an event first names it.
+ *
+ * @param {Model} model
+ * @param {string} name
+ * @returns {AgentView}
+ */
+function agentView(model, name) {
+  let view = model.agents.get(name);
+  if (view === undefined) {
+    view = { name, state: 'idle', tools: [], turns: 0, round: 0, calls: 0, failures: 0, corrections: 0, awaiting: 0 };
+    model.agents.set(name, view);
+  }
+  model.changes.agents.add(name);
+  return view;
+}
+
+/**
+ * Folds one envelope into the model.
+ *
+ * @param {Model} model
+ * @param {Envelope} event
+ */
+export function applyEvent(model, event) {
+  const data = /** @type {any} */ (event.data ?? {});
+  model.eventCount++;
+  model.changes.header = true;
+  if (typeof data.tick === 'number' && data.tick > model.tick) model.tick = data.tick;
+  if (model.tick > model.shownTick) model.shownTick = model.tick;
+
+  const row = { seq: model.eventCount, tick: model.tick, event };
+  model.timeline.push(row);
+  model.changes.timeline.push(row);
+  if (model.timeline.length > TIMELINE_KEEP * 1.25) model.timeline.splice(0, model.timeline.length - TIMELINE_KEEP);
+
+  const agent = event.agent === undefined || event.agent === '' ? undefined : agentView(model, event.agent);
+  applyToAgent(model, agent, event.type, data);
+  applyToScene(model, event, data);
+  // Speech, calls and notes that belong to no agent (a budget, a scene event) still show under "all".
+  applyToTranscript(model.transcript, event, model.tick);
+}
+
+/**
+ * @param {Model} model
+ * @param {AgentView | undefined} agent
+ * @param {string} type
+ * @param {any} data
+ */
+function applyToAgent(model, agent, type, data) {
+  if (agent === undefined) return;
+  switch (type) {
+    case 'agent.spawned':
+      agent.tools = Array.isArray(data.tools) ? data.tools.map(String) : [];
+      agent.protocol = data.protocol;
+      return;
+    case 'agent.state':
+      agent.state = String(data.to);
+      return;
+    case 'agent.triggered':
+      agent.turns++;
+      agent.round = 0;
+      agent.trigger = `${data.reason}${data.detail ? ` (${data.detail})` : ''}`;
+      return;
+    case 'llm.request':
+      agent.round = Number(data.round ?? agent.round);
+      return;
+    case 'agent.said':
+      agent.lastSaid = String(data.text ?? '');
+      return;
+    case 'tool.completed':
+      agent.calls++;
+      return;
+    case 'tool.failed':
+      agent.calls++;
+      agent.failures++;
+      return;
+    case 'tool.rejected':
+      if (data.code !== 'denied') agent.corrections++;
+      return;
+    case 'action.malformed':
+      agent.corrections++;
+      return;
+    case 'tool.approval.requested': {
+      const key = approvalKey(agent.name, data.callId);
+      model.approvals.set(key, { key, agent: agent.name, callId: String(data.callId), name: String(data.name), args: data.args, tick: model.tick });
+      agent.awaiting = countAwaiting(model, agent.name);
+      model.changes.approvals = true;
+      return;
+    }
+    case 'tool.approval.resolved':
+      model.approvals.delete(approvalKey(agent.name, data.callId));
+      agent.awaiting = countAwaiting(model, agent.name);
+      model.changes.approvals = true;
+      return;
+    case 'agent.finished':
+      agent.lastReason = String(data.reason);
+      // A finished run can no longer take an answer: its requests are void.
+      for (const [key, approval] of model.approvals) if (approval.agent === agent.name) model.approvals.delete(key);
+      agent.awaiting = 0;
+      model.changes.approvals = true;
+      return;
+    default:
+  }
+}
+
+/**
+ * @param {Model} model
+ * @param {Envelope} event
+ * @param {any} data
+ */
+function applyToScene(model, event, data) {
+  switch (event.type) {
+    case 'scene.started':
+      model.started = true;
+      delete model.stopped;
+      if (event.scene !== undefined && model.scene === '') model.scene = event.scene;
+      for (const name of data.agents ?? []) agentView(model, String(name));
+      return;
+    case 'scene.tick':
+      model.tick = Number(data.tick);
+      if (model.tick > model.shownTick) model.shownTick = model.tick;
+      return;
+    case 'scene.stopped':
+      model.stopped = { reason: String(data.reason), detail: data.detail, tick: Number(data.tick) };
+      return;
+    case 'world.changed':
+      model.world = withChange(model.world, String(data.path), data.value);
+      model.changes.world.push(String(data.path));
+      return;
+    default:
+      // The inspector's own pause event (`inspector.paused`, or any `*.paused` carrying the flag).
+      if (event.type.endsWith('.paused') && typeof data.paused === 'boolean') model.paused = data.paused;
+  }
+}
+
+/**
+ * Notes a gap in the stream: events the server could no longer replay, or that this page's
+ * backpressure policy dropped (`missed` when the server could count them).
+ *
+ * @param {Model} model
+ * @param {number | null} missed
+ */
+export function noteGap(model, missed) {
+  model.gaps++;
+  if (typeof missed === 'number') model.missed += missed;
+  model.changes.header = true;
+}
+
+/**
+ * @param {string} agent
+ * @param {unknown} callId
+ */
+export function approvalKey(agent, callId) {
+  return `${agent}\u0000${String(callId)}`;
+}
+
+/**
+ * @param {Model} model
+ * @param {string} agent
+ */
+function countAwaiting(model, agent) {
+  let count = 0;
+  for (const approval of model.approvals.values()) if (approval.agent === agent) count++;
+  return count;
+}

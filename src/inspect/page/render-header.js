@@ -1,0 +1,106 @@
+// @ts-check
+/**
+ * The header: scene name, live or log, tick, clock, event count, connection status, the scene's
+ * run state (running, paused, stopped) and the pause / resume / step buttons.
+ */
+import { sendControl } from './control.js';
+
+/** @typedef {import('./model.js').Model} Model */
+
+/**
+ * @param {{ token: string | undefined, onCommandDone: () => void }} options
+ */
+export function createHeader(options) {
+  const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+  const sceneName = $('scene-name');
+  const mode = $('mode');
+  const tick = $('tick');
+  const clock = $('clock');
+  const events = $('event-count');
+  const missed = $('missed');
+  const runState = $('run-state');
+  const connection = $('connection');
+  const controls = $('controls');
+  const pause = /** @type {HTMLButtonElement} */ ($('pause'));
+  const resume = /** @type {HTMLButtonElement} */ ($('resume'));
+  const step = /** @type {HTMLButtonElement} */ ($('step'));
+  const controlError = $('control-error');
+  let busy = false;
+
+  /** @param {import('./control.js').Command} command */
+  const send = async (command) => {
+    busy = true;
+    controlError.textContent = '';
+    for (const button of [pause, resume, step]) button.disabled = true;
+    const answer = await sendControl(command, options.token);
+    busy = false;
+    if ('error' in answer) controlError.textContent = answer.error;
+    options.onCommandDone();
+  };
+  pause.addEventListener('click', () => void send({ type: 'pause' }));
+  resume.addEventListener('click', () => void send({ type: 'resume' }));
+  step.addEventListener('click', () => void send({ type: 'step' }));
+
+  return {
+    /** @param {Model} model */
+    render(model) {
+      if (sceneName.textContent !== model.scene) {
+        sceneName.textContent = model.scene || 'scene';
+        document.title = `${model.scene || 'scene'} · troupe inspector`;
+      }
+      mode.textContent = model.mode === 'log' ? 'log' : 'live';
+      mode.className = `badge mode-${model.mode}`;
+      tick.textContent = String(model.shownTick);
+      clock.textContent = model.clockMode;
+      events.textContent = model.eventCount.toLocaleString('en');
+      missed.hidden = model.gaps === 0;
+      missed.textContent = model.missed > 0 ? `${model.missed.toLocaleString('en')} missed` : 'events missed';
+
+      const state = model.stopped !== undefined ? 'stopped' : model.paused ? 'paused' : model.started ? 'running' : 'waiting';
+      runState.className = `badge run-${state}`;
+      runState.textContent = model.stopped !== undefined ? `stopped · ${model.stopped.reason}` : state;
+      runState.title = model.stopped?.detail ?? '';
+
+      // Pause and step drive a stepped clock from the page; a log, or a read-only server, has none.
+      const controllable = model.mode === 'live' && model.canControl && model.clockMode === 'stepped' && model.stopped === undefined;
+      controls.hidden = !controllable;
+      if (controllable && !busy) {
+        pause.hidden = model.paused;
+        resume.hidden = !model.paused;
+        pause.disabled = resume.disabled = false;
+        step.disabled = !model.paused;
+      }
+    },
+    /** @param {import('./panel.js').PanelStatus} status */
+    connection(status) {
+      const { text, title, tone } = describeStatus(status);
+      connection.textContent = text;
+      connection.title = title;
+      connection.dataset.state = status.state;
+      connection.className = `connection ${tone}`;
+    },
+  };
+}
+
+/**
+ * The connection status in words, with the detail (the error) as a tooltip.
+ *
+ * @param {import('./panel.js').PanelStatus} status
+ * @returns {{ text: string, title: string, tone: string }}
+ */
+function describeStatus(status) {
+  switch (status.state) {
+    case 'open':
+      return { text: 'connected', title: 'receiving events', tone: 'tone-ok' };
+    case 'connecting':
+      return { text: 'connecting…', title: '', tone: 'tone-pending' };
+    case 'reconnecting':
+      return { text: `reconnecting in ${Math.ceil(status.retryInMs / 1000)} s`, title: status.error, tone: 'tone-pending' };
+    case 'failed':
+      return { text: `refused: ${status.error}`, title: status.error, tone: 'tone-bad' };
+    case 'closed':
+      return { text: 'closed', title: '', tone: 'tone-bad' };
+    default:
+      return { text: String(/** @type {any} */ (status).state), title: '', tone: 'tone-pending' };
+  }
+}

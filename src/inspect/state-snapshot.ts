@@ -1,0 +1,109 @@
+import type { Agent } from '../agent/agent-options.js';
+import type { Envelope } from '../bus/events.js';
+import type { Scene } from '../scene/types.js';
+import type { InspectorState } from './inspector-options.js';
+import type { TickGate } from './tick-gate.js';
+
+/** What `/state` is built from. */
+export type StateSource = {
+  mode: 'live' | 'log';
+  scene: Scene | undefined;
+  agents: ReadonlyMap<string, Agent>;
+  gate: TickGate | undefined;
+  /** The held events: the whole story for a log, or a bus without a scene. */
+  events: () => readonly Envelope[];
+};
+
+/**
+ * The state `/state` answers. A live scene answers for itself; a log, or a bare bus, is folded
+ * from its events: the scene's name, each agent's last machine state, the world as the
+ * `world.changed` events left it, the last tick.
+ */
+export function stateSnapshot(source: StateSource): InspectorState {
+  const { scene, agents, gate } = source;
+  const standalone = [...agents.values()].map((agent) => ({ name: agent.name, state: agent.state as string }));
+  if (scene !== undefined && source.mode === 'live') {
+    return {
+      mode: 'live',
+      scene: scene.name,
+      clock: scene.clockMode,
+      paused: gate?.paused ?? false,
+      canControl: true,
+      agents: [...[...scene.agents.values()].map((member) => ({ name: member.name, state: member.agent.state as string })), ...standalone],
+      world: scene.world.snapshot(),
+      tick: scene.tick,
+    };
+  }
+  const folded = foldEvents(source.events());
+  const live = source.mode === 'live';
+  for (const agent of standalone) folded.agents.set(agent.name, agent.state);
+  return {
+    mode: source.mode,
+    scene: folded.scene,
+    clock: null,
+    paused: false,
+    canControl: live && agents.size > 0,
+    agents: [...folded.agents].map(([name, state]) => ({ name, state })),
+    world: folded.world,
+    tick: folded.tick,
+  };
+}
+
+type Folded = { scene: string | null; agents: Map<string, string>; world: Record<string, unknown>; tick: number };
+
+/** Replays what the events say about the scene, in order. */
+export function foldEvents(events: readonly Envelope[]): Folded {
+  const folded: Folded = { scene: null, agents: new Map(), world: {}, tick: 0 };
+  for (const event of events) {
+    if (folded.scene === null && typeof event.scene === 'string') folded.scene = event.scene;
+    switch (event.type) {
+      case 'agent.spawned':
+        if (!folded.agents.has(event.data.name)) folded.agents.set(event.data.name, 'idle');
+        break;
+      case 'agent.state':
+        if (typeof event.agent === 'string') folded.agents.set(event.agent, String(event.data.to));
+        break;
+      case 'scene.started':
+      case 'scene.tick':
+      case 'scene.stopped':
+        if (typeof event.data.tick === 'number') folded.tick = Math.max(folded.tick, event.data.tick);
+        break;
+      case 'world.changed':
+        if (typeof event.data.path === 'string') folded.world = setPath(folded.world, event.data.path.split('.'), event.data.value);
+        break;
+      default:
+    }
+  }
+  return folded;
+}
+
+/**
+ * `world` with `value` at `keys` (removed when undefined: the log drops `value` then). Containers
+ * along the path are copied, never changed: they belong to earlier events' data. Keys are defined
+ * as own data, so a log's `__proto__` key cannot reach a prototype.
+ */
+function setPath(world: Record<string, unknown>, keys: string[], value: unknown): Record<string, unknown> {
+  if (keys.length === 1 && keys[0] === '') return isRecord(value) ? value : {};
+  return setAt(world, keys, 0, value) as Record<string, unknown>;
+}
+
+function setAt(node: unknown, keys: readonly string[], index: number, value: unknown): unknown {
+  if (index === keys.length) return value;
+  const key = keys[index]!;
+  const copy: Record<string, unknown> = isRecord(node) ? (Array.isArray(node) ? [...(node as unknown[])] : { ...node }) as Record<string, unknown> : {};
+  if (index === keys.length - 1 && value === undefined) {
+    if (Array.isArray(copy) && /^\d+$/.test(key)) copy.splice(Number(key), 1);
+    else delete copy[key];
+    return copy;
+  }
+  define(copy, key, setAt(Object.hasOwn(copy, key) ? copy[key] : undefined, keys, index + 1, value));
+  return copy;
+}
+
+function define(node: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(node, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}

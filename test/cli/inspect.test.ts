@@ -1,0 +1,177 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { capture, SCENES, troupe } from './helpers.js';
+
+const URL_LINE = /inspector: (http:\/\/127\.0\.0\.1:(\d+)\/\?token=([0-9a-f]{64}))\n/;
+
+/**
+ * Runs `troupe` in-process until it prints `wanted` on stderr; `interrupt()` then plays Ctrl-C.
+ * Resolves with the URL it printed and the run still going.
+ */
+function startTroupe(argv: string[], wanted: RegExp) {
+  const out = capture();
+  let seen!: (match: RegExpExecArray) => void;
+  const printed = new Promise<RegExpExecArray>((resolve) => (seen = resolve));
+  const err = capture({
+    onWrite: () => {
+      const match = wanted.exec(err.text());
+      if (match !== null) seen(match);
+    },
+  });
+  const listeners = new Set<() => void>();
+  const exit = main(argv, out.stream, err.stream, {
+    scenesDir: SCENES,
+    env: {},
+    clock: () => 0,
+    interrupts: (listener) => {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+    exit: () => undefined,
+  });
+  return {
+    printed,
+    exit,
+    err: err.text,
+    out: out.text,
+    interrupt: () => {
+      for (const listener of [...listeners]) listener();
+    },
+  };
+}
+
+/** Reads `/events` until `last` arrives; returns the envelopes. */
+async function readEvents(base: string, token: string, last: string): Promise<{ id: string; type: string }[]> {
+  const controller = new AbortController();
+  const response = await fetch(new URL('/events', base), { headers: { 'X-Troupe-Token': token }, signal: controller.signal });
+  expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+  const events: { id: string; type: string }[] = [];
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of response.body!) {
+    text += decoder.decode(chunk as Uint8Array, { stream: true });
+    let end: number;
+    while ((end = text.indexOf('\n\n')) !== -1) {
+      const data = /^data: (.*)$/m.exec(text.slice(0, end))?.[1];
+      text = text.slice(end + 2);
+      if (data !== undefined && data.startsWith('{"v"')) events.push(JSON.parse(data) as { id: string; type: string });
+    }
+    if (events.at(-1)?.type === last) break;
+  }
+  controller.abort();
+  return events;
+}
+
+async function getState(base: string, token: string): Promise<Record<string, unknown>> {
+  const response = await fetch(new URL('/state', base), { headers: { 'X-Troupe-Token': token } });
+  expect(response.status).toBe(200);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+describe('troupe run --inspect', () => {
+  it('serves the scene while it runs and after it ends, until Ctrl-C', async () => {
+    const run = startTroupe(['run', 'talk', '--seed', '7', '--inspect', '--quiet'], /still serving/);
+    const [, base, , token] = URL_LINE.exec((await run.printed).input)!;
+    expect(await getState(base!, token!)).toMatchObject({
+      mode: 'live',
+      scene: 'talk',
+      clock: 'stepped',
+      paused: false,
+      canControl: true,
+      agents: [{ name: 'innkeeper' }, { name: 'guest-1' }, { name: 'guest-2' }],
+      world: { ale: 8 },
+    });
+    const events = await readEvents(base!, token!, 'scene.stopped');
+    // Recorded from the first agent spawned, before the server even started.
+    expect(events[0]!.type).toBe('agent.spawned');
+    expect(new Set(events.map((event) => event.id)).size).toBe(events.length);
+    const pause = await fetch(new URL('/control', base), { method: 'POST', headers: { 'X-Troupe-Token': token!, Origin: new URL(base!).origin, 'Content-Type': 'application/json' }, body: '{"type":"pause"}' });
+    expect([pause.status, await pause.json()]).toEqual([409, { error: expect.stringMatching(/^the scene has stopped at tick/) }]);
+    run.interrupt();
+    expect(await run.exit).toBe(0);
+    expect(run.err()).toMatch(/inspector: the scene has ended; still serving http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{64} \(Ctrl-C to quit\)/);
+    expect(run.out()).toMatch(/^talk ended/);
+    await expect(fetch(new URL('/state', base))).rejects.toThrow(); // the server is gone
+  }, 20_000);
+
+  it('prints the URL on stderr under --json too; stdout stays JSON lines', async () => {
+    const run = startTroupe(['run', 'talk', '--json', '--inspect', '--port', '0'], /still serving/);
+    await run.printed;
+    run.interrupt();
+    expect(await run.exit).toBe(0);
+    expect(run.err()).toMatch(URL_LINE);
+    for (const line of run.out().trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+  });
+
+  it('refuses a bad --port, a --port without --inspect, and a port in use', async () => {
+    expect(await troupe(['run', 'talk', '--inspect', '--port', '70000'])).toMatchObject({ code: 2, err: 'troupe run talk: --port must be an integer from 0 to 65535 (0: any free port); got "70000"\n' });
+    expect(await troupe(['run', 'talk', '--port', '4000'])).toMatchObject({ code: 2, err: "troupe run talk: --port is the inspector's port: give --inspect too\n" });
+    const taken = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => taken.once('listening', resolve));
+    const port = (taken.address() as { port: number }).port;
+    const result = await troupe(['run', 'talk', '--inspect', '--port', String(port), '--quiet']);
+    taken.close();
+    expect(result.code).toBe(1);
+    expect(result.err).toContain(`troupe: inspector cannot listen on 127.0.0.1:${port}: port ${port} is in use; choose another, or 0 for any free port`);
+  });
+});
+
+describe('troupe inspect <log>', () => {
+  it('serves a session log read-only until Ctrl-C', async () => {
+    const log = join(mkdtempSync(join(tmpdir(), 'troupe-cli-inspect-')), 'talk.jsonl');
+    expect((await troupe(['run', 'talk', '--seed', '7', '--quiet', '--log', log])).code).toBe(0);
+    const served = startTroupe(['inspect', log], /still serving/);
+    const [, base, , token] = URL_LINE.exec((await served.printed).input)!;
+    expect(await getState(base!, token!)).toMatchObject({ mode: 'log', scene: 'talk', canControl: false, world: { ale: 8 } });
+    const events = await readEvents(base!, token!, 'scene.stopped');
+    expect(events[0]!.type).toBe('agent.spawned');
+    served.interrupt();
+    expect(await served.exit).toBe(0);
+    expect(served.err()).toMatch(/inspector: \d+ events of .*talk\.jsonl; still serving/);
+  });
+
+  it('says clearly what is wrong with its arguments or the file', async () => {
+    expect(await troupe(['inspect'])).toMatchObject({ code: 2, err: 'troupe inspect: needs a session log, e.g. troupe inspect run.jsonl\n' });
+    expect(await troupe(['inspect', 'a.jsonl', '--port', 'x'])).toMatchObject({ code: 2, err: 'troupe inspect: --port must be an integer from 0 to 65535 (0: any free port); got "x"\n' });
+    const missing = await troupe(['inspect', '/nonexistent/run.jsonl']);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/^troupe inspect: cannot read session log \/nonexistent\/run\.jsonl: .*ENOENT/);
+    expect((await troupe(['inspect', '--help'])).out).toContain('Usage: troupe inspect <session.jsonl> [--port N]');
+  });
+});
+
+describe('the troupe process with --inspect', () => {
+  it('prints the URL, answers /state and /events, and quits on SIGINT', async () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'run', 'talk', '--seed', '3', '--inspect', '--quiet'], {
+      cwd: root,
+      env: { ...process.env, TROUPE_SCENES_DIR: fileURLToPath(SCENES), NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const serving = new Promise<string>((resolve) => {
+      child.stderr.setEncoding('utf8');
+      child.stderr.on('data', (chunk: string) => {
+        err += chunk;
+        if (err.includes('still serving')) resolve(err);
+      });
+    });
+    try {
+      const [, base, , token] = URL_LINE.exec(await serving)!;
+      expect(await getState(base!, token!)).toMatchObject({ mode: 'live', scene: 'talk' });
+      const events = await readEvents(base!, token!, 'scene.stopped');
+      expect(events.map((event) => event.type)).toContain('world.changed');
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 60_000); // a fresh process compiles the sources with tsx first
+});

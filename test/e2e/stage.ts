@@ -1,0 +1,94 @@
+import {
+  createEventHistory,
+  createScene,
+  createTickGate,
+  startInspector,
+  type CastMember,
+  type Envelope,
+  type EventHistory,
+  type EventType,
+  type Inspector,
+  type JsonValue,
+  type Scene,
+  type SceneResult,
+  type TickGate,
+} from '../../src/index.js';
+
+/**
+ * A scene on a stepped clock with the inspector in front of it, as `troupe run --inspect` sets one
+ * up: one event history for the bus (so a restarted server resumes its clients), a tick gate the
+ * page can pause and step, the server on a free port of 127.0.0.1.
+ */
+export type Stage = {
+  scene: Scene;
+  history: EventHistory;
+  gate: TickGate;
+  inspector: Inspector;
+  /** Every event of the scene's bus, in order. */
+  events: Envelope[];
+  /** Runs `ticks` ticks through the gate (in the background: await the promise when needed). */
+  run(ticks: number): Promise<SceneResult>;
+  /** Resolves with the first event of `type` (from now on, or already seen) that `where` accepts. */
+  next<T extends EventType>(type: T, where?: (event: Envelope<T>) => boolean): Promise<Envelope<T>>;
+  /** Opens the gate, stops the scene and the server. */
+  close(): Promise<void>;
+};
+
+export type StageOptions = {
+  name?: string;
+  cast: readonly CastMember[];
+  world?: Record<string, JsonValue>;
+  /** Start with the gate closed: nothing runs until the page (or the test) resumes or steps. */
+  paused?: boolean;
+  /** Events the history holds (default: the history's own default). */
+  historySize?: number;
+};
+
+export async function startStage(options: StageOptions): Promise<Stage> {
+  const events: Envelope[] = [];
+  const scene = createScene({
+    name: options.name ?? 'stage',
+    world: options.world ?? {},
+    clock: { mode: 'stepped' },
+    schedule: 'trigger',
+    seed: 1,
+    observe: (bus) => bus.on('*', (event) => void events.push(event)),
+  });
+  // Before the cast joins: `agent.spawned` is part of the story the page replays.
+  const history = createEventHistory(scene.bus, options.historySize === undefined ? {} : { size: options.historySize });
+  for (const member of options.cast) scene.add(member);
+  const gate = createTickGate(scene, { paused: options.paused === true });
+  const inspector = await startInspector({ scene, history, gate, port: 0, onNotice: () => {} });
+  let running: Promise<SceneResult> | undefined;
+
+  // A test may swap `inspector` and `history` (a restarted server): `close` ends the current ones.
+  const stage: Stage = {
+    scene,
+    history,
+    gate,
+    inspector,
+    events,
+    run(ticks) {
+      running = scene.run({ ticks, beforeTick: gate.beforeTick });
+      return running;
+    },
+    next(type, where = () => true) {
+      const seen = events.find((event) => event.type === type && where(event as never));
+      if (seen !== undefined) return Promise.resolve(seen as never);
+      return new Promise((resolve) => {
+        const stop = scene.bus.on(type, (event) => {
+          if (!where(event as never)) return;
+          stop();
+          resolve(event as never);
+        });
+      });
+    },
+    async close() {
+      gate.release();
+      await scene.stop();
+      await running?.catch(() => undefined);
+      await stage.inspector.close();
+    },
+  };
+  return stage;
+}
