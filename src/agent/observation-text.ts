@@ -1,6 +1,8 @@
 import { safeJson } from '../bus/serialize-event.js';
 import type { CallRejection, MalformedProblem } from '../protocol/types.js';
+import type { MessageImage } from '../llm/types.js';
 import type { CallResult } from '../tools/dispatch-turn.js';
+import { formatBytes, imagesOf, isToolResult, type ImagePart, type ToolResult } from '../tools/result-parts.js';
 
 /** A call of the turn as the model will hear about it. */
 export type ObservedCall = CallResult | { status: 'denied'; callId: string; name: string; reason: string };
@@ -15,6 +17,11 @@ export type TurnOutcome =
 export type ObservationOptions = {
   /** Characters of one output shown before the cut marker. */
   maxOutputChars: number;
+  /**
+   * Whether the images of rich results go to the model with the observation (`attached`) or
+   * only as their placeholders (`omitted`, the default: the provider takes no images).
+   */
+  images?: 'attached' | 'omitted';
 };
 
 /** The text of one observation, plus whether the turn went as the model meant. */
@@ -64,6 +71,7 @@ export function describeCall(call: ObservedCall, options: ObservationOptions): s
   const head = `${call.name} (${call.callId})`;
   switch (call.status) {
     case 'completed':
+      if (isToolResult(call.output)) return `${head} completed:\n${quoteResult(call.output, call.callId, options)}`;
       return `${head} completed:\n${quoteOutput(call.output, call.callId, options.maxOutputChars)}`;
     case 'failed': {
       const { kind, message, retryable, hint } = call.error;
@@ -97,6 +105,50 @@ function quoteOutput(output: unknown, callId: string, maxChars: number): string 
   if (total <= maxChars) return quoted;
   const of = Number.isFinite(total) ? ` of ${total.toLocaleString('en-US')}` : '';
   return `${quoted}\n[output cut at ${maxChars.toLocaleString('en-US')}${of} characters; the full value is in the tool.completed event of ${callId}]`;
+}
+
+/**
+ * A rich result: text parts quoted as text, JSON parts as JSON text, each image as a placeholder
+ * line that names it. Text and JSON share the output budget in order; placeholders always show,
+ * so a long text never hides that an image came back.
+ */
+function quoteResult(result: ToolResult, callId: string, options: ObservationOptions): string {
+  const lines: string[] = [];
+  let room = options.maxOutputChars;
+  let cut = false;
+  let image = 0;
+  const count = imagesOf(result).length;
+  for (const part of result.parts) {
+    if (part.type === 'image') {
+      image++;
+      lines.push(imagePlaceholder(part, image, count, options.images === 'attached'));
+      continue;
+    }
+    const text = part.type === 'text' ? part.text : JSON.stringify(part.value);
+    if (room <= 0) {
+      cut ||= text.length > 0;
+      continue;
+    }
+    if (text.length > room) cut = true;
+    lines.push(quote(text.length > room ? text.slice(0, room) : text));
+    room -= text.length;
+  }
+  if (cut) lines.push(`[output cut at ${options.maxOutputChars.toLocaleString('en-US')} characters; the full parts are in the tool.completed event of ${callId}]`);
+  return lines.length === 0 ? '(no output)' : lines.join('\n');
+}
+
+/** `[image 1 of 2: image/png, 12.3 KB, ref sha256:0a1b2c3d4e5f; attached]` */
+export function imagePlaceholder(part: ImagePart, index: number, count: number, attached: boolean): string {
+  const which = count > 1 ? `image ${index} of ${count}` : 'image';
+  const ref = part.sha256 === undefined ? '' : `, ref sha256:${part.sha256.slice(0, 12)}`;
+  const where = attached ? 'attached' : 'not shown: this model is not sent images';
+  return `[${which}: ${part.mediaType}, ${formatBytes(part.data.byteLength)}${ref}; ${where}]`;
+}
+
+/** The images a call's rich result carries, in order (none for any other outcome). */
+export function callImages(call: ObservedCall): MessageImage[] {
+  if (call.status !== 'completed' || !isToolResult(call.output)) return [];
+  return imagesOf(call.output).map(({ data, mediaType }) => ({ data, mediaType }));
 }
 
 /**

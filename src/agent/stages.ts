@@ -10,8 +10,8 @@ import { validateCalls } from '../tools/validate-calls.js';
 import type { AgentRuntime } from './agent-runtime.js';
 import { callModel } from './call-model.js';
 import { streamModel } from './stream-model.js';
-import type { ModelResponse } from '../llm/types.js';
-import { describeCall, observationText, wrapObservation, type ObservedCall, type TurnOutcome } from './observation-text.js';
+import type { ChatMessage, MessageImage, ModelResponse } from '../llm/types.js';
+import { callImages, describeCall, observationText, wrapObservation, type ObservationOptions, type ObservedCall, type TurnOutcome } from './observation-text.js';
 import type { RunState, TurnCall } from './run-state.js';
 import { stableKey } from './stable-key.js';
 import { spendFrom, type Spend } from './budget.js';
@@ -344,7 +344,7 @@ export function dispatch(host: AgentRuntime): void {
 export function observe(host: AgentRuntime): void {
   const run = active(host);
   const turn = run.turn;
-  const options = { maxOutputChars: host.config.maxObservationChars };
+  const options: ObservationOptions = { maxOutputChars: host.config.maxObservationChars };
   let outcome: TurnOutcome;
   let observed: ObservedCall[] = [];
   if (turn.kind === 'calls') {
@@ -360,24 +360,38 @@ export function observe(host: AgentRuntime): void {
   } else {
     return;
   }
+  const toolCalls = host.config.protocol === 'native' ? run.response?.toolCalls : undefined;
+  const images = imageRoute(host, toolCalls !== undefined && toolCalls.length > 0);
+  if (images !== 'none') options.images = 'attached';
   const { text, ok } = observationText(outcome, options);
   run.observation = { text, ok, calls: observed };
   run.cause = host.publish('agent.observation', { text, ok, round: run.round }).id;
-  const toolCalls = host.config.protocol === 'native' ? run.response?.toolCalls : undefined;
   if (toolCalls?.length) {
+    const shown: MessageImage[] = [];
     // Every native call needs its own tool message, whatever became of it.
     for (const call of toolCalls) {
       const entry = observed.find((item) => item.callId === call.id);
-      run.messages.push({
-        role: 'tool',
-        callId: call.id,
-        name: call.name,
-        content: entry !== undefined ? describeCall(entry, options) : text,
-      });
+      const message: ChatMessage = { role: 'tool', callId: call.id, name: call.name, content: entry !== undefined ? describeCall(entry, options) : text };
+      const attached = entry !== undefined && images !== 'none' ? callImages(entry) : [];
+      if (attached.length > 0 && images === 'tool') message.images = attached;
+      else shown.push(...attached);
+      run.messages.push(message);
     }
+    // A provider whose tool results are text only sees the images right after them.
+    if (shown.length > 0) run.messages.push({ role: 'user', content: IMAGES_FOLLOW, images: shown });
   } else {
-    run.messages.push({ role: 'user', content: wrapObservation(text) });
+    const attached = images === 'none' ? [] : observed.flatMap(callImages);
+    run.messages.push(attached.length > 0 ? { role: 'user', content: wrapObservation(text), images: attached } : { role: 'user', content: wrapObservation(text) });
   }
+}
+
+const IMAGES_FOLLOW = 'The images attached to the tool results above, in order.';
+
+/** Where this turn's images go: in the tool messages, in a user message, or nowhere (placeholders). */
+function imageRoute(host: AgentRuntime, native: boolean): 'tool' | 'user' | 'none' {
+  const accepts = host.config.provider.accepts;
+  if (native && accepts?.imagesInToolResults === true) return 'tool';
+  return accepts?.imagesInUserMessages === true ? 'user' : 'none';
 }
 
 /** Adds the turn's calls to the run's history (once) and returns them as observed. */

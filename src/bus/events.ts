@@ -1,6 +1,7 @@
 import type { AgentStateName } from '../../machines/agent.machine.js';
 import type { Args, CallRejection, Issue, MalformedCategory, ProtocolCategory, RejectionCode } from '../protocol/types.js';
 import type { ToolFailure } from '../tools/types.js';
+import type { ResultPartInfo } from '../tools/result-parts.js';
 import type { BudgetKind } from '../agent/budget.js';
 import type { FinishReason as ModelFinishReason, NativeToolCall, ProviderErrorKind, Usage } from '../llm/types.js';
 
@@ -80,7 +81,11 @@ export type TroupeEvents = {
   'tool.approval.requested': { callId: string; name: string; args: Args };
   'tool.approval.resolved': { callId: string; name: string; approved: boolean; reason?: string };
   'tool.started': { callId: string; name: string; args: Args; attempt: number };
-  'tool.completed': { callId: string; name: string; args: Args; output: unknown; durationMs: number; attempt: number };
+  /**
+   * `output` is what the tool returned; for a rich result (`toolResult`) it is the checked copy,
+   * and `parts` describes its parts without their bytes.
+   */
+  'tool.completed': { callId: string; name: string; args: Args; output: unknown; durationMs: number; attempt: number; parts?: ResultPartInfo[] };
   'tool.failed': { callId: string; name: string; args: Args; error: ToolFailure; attempt: number; durationMs: number };
   /** A tool kept running after its signal aborted; its late result (if any) is discarded. */
   'tool.zombie': { callId: string; name: string; settled: 'pending' | 'resolved' | 'rejected'; lateOutput?: unknown };

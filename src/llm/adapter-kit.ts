@@ -151,3 +151,17 @@ function failure(context: AdapterContext, key: LeasedKey | undefined, thrown: un
   const message = ring.size > 1 ? `${error.message} (${why}; the next key takes over)` : error.message;
   return new ProviderError(error.kind, message, { ...options, retryable: true, retryAfterMs: wait });
 }
+
+// Every request resends the whole history, so an image is encoded once and remembered for as
+// long as its bytes live.
+const encoded = new WeakMap<Uint8Array, string>();
+
+/** An image's bytes as base64, the way every provider's JSON body carries them. */
+export function base64(data: Uint8Array): string {
+  let text = encoded.get(data);
+  if (text === undefined) {
+    text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64');
+    encoded.set(data, text);
+  }
+  return text;
+}

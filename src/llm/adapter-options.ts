@@ -2,6 +2,7 @@ import type { Clock } from '../bus/ids.js';
 import { ConfigError } from '../errors.js';
 import { DEFAULT_TIMEOUT_MS, type AdapterContext } from './adapter-kit.js';
 import { KeyRing } from './key-ring.js';
+import type { ProviderAccepts } from './types.js';
 
 /** What every adapter takes. */
 export type AdapterOptions = {
@@ -21,7 +22,17 @@ export type AdapterOptions = {
   headers?: Readonly<Record<string, string>>;
   /** The clock the key ring rests keys by (tests pass a fake one). */
   clock?: Clock;
+  /**
+   * What the model takes besides text, replacing the adapter's default (docs/providers.md): a
+   * text-only model behind an OpenAI-compatible server takes `{ imagesInUserMessages: false }`.
+   */
+  accepts?: ProviderAccepts;
 };
+
+/** The adapter's default capabilities with the caller's overrides, frozen. */
+export function acceptsOf(defaults: Required<ProviderAccepts>, given: ProviderAccepts | undefined): Readonly<ProviderAccepts> {
+  return Object.freeze({ ...defaults, ...given });
+}
 
 /**
  * Resolves the keys and timer every adapter shares. `envKeys` are the environment variables the

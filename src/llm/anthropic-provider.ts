@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ConfigError } from '../errors.js';
 import { guardedCall, guardedStream } from './adapter-kit.js';
-import { adapterContext, type AdapterOptions } from './adapter-options.js';
+import { acceptsOf, adapterContext, type AdapterOptions } from './adapter-options.js';
 import { decodeStream } from './anthropic/decode-stream.js';
 import { anthropicRequest, type AnthropicThinking, type RequestDefaults } from './anthropic/map-request.js';
 import { anthropicResponse } from './anthropic/map-response.js';
@@ -66,6 +66,8 @@ export function anthropicProvider(options: AnthropicProviderOptions): Provider {
   return {
     name: context.provider,
     model: options.model,
+    // `tool_result` blocks take image blocks beside their text.
+    accepts: acceptsOf({ imagesInToolResults: true, imagesInUserMessages: true }, options.accepts),
     complete: (request) =>
       guardedCall(context, request, async (key, signal) => {
         const message = await clientFor(key).messages.create({ ...anthropicRequest(request, defaults), stream: false }, { signal });

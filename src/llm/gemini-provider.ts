@@ -5,7 +5,7 @@
 import { GoogleGenAI, type GenerateContentParameters } from '@google/genai';
 import { ConfigError } from '../errors.js';
 import { guardedCall, guardedStream } from './adapter-kit.js';
-import { adapterContext, type AdapterOptions } from './adapter-options.js';
+import { acceptsOf, adapterContext, type AdapterOptions } from './adapter-options.js';
 import { geminiFailure, streamCut } from './gemini/gemini-failure.js';
 import { mapRequest, type GeminiThinking } from './gemini/map-request.js';
 import { TurnReader } from './gemini/read-turn.js';
@@ -71,6 +71,8 @@ export function geminiProvider(options: GeminiProviderOptions): Provider {
   return {
     name: context.provider,
     model,
+    // Images go back inside function responses (Gemini 3) or beside them (earlier models).
+    accepts: acceptsOf({ imagesInToolResults: true, imagesInUserMessages: true }, options.accepts),
     complete: (request) =>
       guardedCall(context, request, async (key, signal) => {
         const call = parameters(request, signal);

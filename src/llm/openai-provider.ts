@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { guardedCall, guardedStream } from './adapter-kit.js';
-import { adapterContext, type AdapterOptions } from './adapter-options.js';
+import { acceptsOf, adapterContext, type AdapterOptions } from './adapter-options.js';
 import type { LeasedKey } from './key-ring.js';
 import { chatRequest, isReasoningModel, type ChatRequestSettings } from './openai/chat-request.js';
 import { chatResponse } from './openai/chat-response.js';
@@ -63,6 +63,9 @@ export function openaiProvider(options: OpenAIProviderOptions): Provider {
   return {
     name: context.provider,
     model: options.model,
+    // Chat Completions tool messages are text only: the agent sends a tool's images in a user
+    // message after them, as `image_url` data URLs.
+    accepts: acceptsOf({ imagesInToolResults: false, imagesInUserMessages: true }, options.accepts),
     complete: (request: ModelRequest) =>
       guardedCall(context, request, async (key, signal) => {
         const body = chatRequest(request, settings);

@@ -3,12 +3,30 @@
 /** A native function call as the provider returned it: `arguments` is raw JSON text. */
 export type NativeToolCall = { id: string; name: string; arguments: string };
 
-/** The conversation, provider-neutral (seed 001's ChatMessage union). */
+/** An image sent to the model with a message: checked bytes of a format every provider takes. */
+export type MessageImage = { data: Uint8Array; mediaType: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' };
+
+/**
+ * The conversation, provider-neutral (seed 001's ChatMessage union). `images` ride along with
+ * the text of a user or tool message (rich tool results); `content` still names them, so a
+ * provider that drops them loses no more than the pictures.
+ */
 export type ChatMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  | { role: 'user'; content: string; images?: readonly MessageImage[] }
   | { role: 'assistant'; content: string; toolCalls?: NativeToolCall[] }
-  | { role: 'tool'; callId: string; name: string; content: string };
+  | { role: 'tool'; callId: string; name: string; content: string; images?: readonly MessageImage[] };
+
+/**
+ * What a provider can carry besides text. The agent attaches a tool's images only where the
+ * provider says it takes them; elsewhere the model reads a placeholder naming each image.
+ */
+export type ProviderAccepts = {
+  /** Images inside a native tool result (Anthropic `tool_result`, Gemini `functionResponse`). */
+  imagesInToolResults?: boolean;
+  /** Images in a user message (all three adapters, for models with vision). */
+  imagesInUserMessages?: boolean;
+};
 
 /** A tool as offered to a provider for native function calling. */
 export type ToolSpec = { name: string; description: string; parameters: Record<string, unknown> };
@@ -59,6 +77,8 @@ export type StreamEvent =
 export type Provider = {
   readonly name: string;
   readonly model?: string;
+  /** What the provider takes besides text; absent means text only (images become placeholders). */
+  readonly accepts?: ProviderAccepts;
   complete(request: ModelRequest): Promise<ModelResponse>;
   /**
    * Optional: `complete` for providers that often know their answer at once (a scripted brain). A

@@ -1,12 +1,15 @@
 import type { LimitFunction } from 'p-limit';
+import type { TroupeEvents } from '../bus/events.js';
 import type { Args, ToolCall } from '../protocol/types.js';
 import { acquireSlots, hasFreeSlot, holdSlot, toolLimiter, type ReleaseSlot, type ToolLimiters } from './acquire-slot.js';
 import type { CallResult, DispatchOptions, dispatchTurn, Publish } from './dispatch-turn.js';
 import type { DispatchStats } from './dispatch-stats.js';
 import { freezeArgs } from './freeze-args.js';
+import { checkToolResult, describeParts, isToolResult } from './result-parts.js';
 import { abortedFailure, runAttempt, type AttemptOutcome, type DispatcherSource, type ZombieReport } from './run-attempt.js';
 import type { StopScope } from './stop-scope.js';
 import type { CallDispatcher, Tool, ToolFailure } from './types.js';
+import type { ToolResult } from './result-parts.js';
 
 export const DEFAULT_BACKOFF_MS = 100;
 export const DEFAULT_MAX_BACKOFF_MS = 5_000;
@@ -173,9 +176,13 @@ class CallRun implements DispatcherSource {
     const now = turn.clock();
     const durationMs = Math.round(now - this.#attemptStart);
     const totalMs = Math.round(now - (this.#firstStart ?? now));
+    if (outcome.ok && isToolResult(outcome.output)) outcome = checkedResult(name, outcome.output);
     if (outcome.ok) {
-      turn.options.publish('tool.completed', { callId, name, args, output: outcome.output, durationMs, attempt: attempts });
-      return { callId, name, args, status: 'completed', output: outcome.output, durationMs: totalMs, attempts };
+      const { output } = outcome;
+      const data: TroupeEvents['tool.completed'] = { callId, name, args, output, durationMs, attempt: attempts };
+      if (isToolResult(output)) data.parts = describeParts(output);
+      turn.options.publish('tool.completed', data);
+      return { callId, name, args, status: 'completed', output, durationMs: totalMs, attempts };
     }
     const failure = outcome.failure;
     turn.options.publish('tool.failed', { callId, name, args, error: failure, attempt: attempts, durationMs });
@@ -269,6 +276,16 @@ class NestedDispatcher implements CallDispatcher {
       throw error;
     }
   }
+}
+
+/**
+ * A rich result as the model and the bus get it: checked and copied, or, when a part is
+ * malformed, a failure naming it. Retrying would return the same bad parts, so it is final.
+ */
+function checkedResult(name: string, result: ToolResult): AttemptOutcome {
+  const checked = checkToolResult(result);
+  if (checked.ok) return { ok: true, output: checked.value };
+  return { ok: false, failure: { kind: 'execution', message: `tool "${name}" returned a malformed result: ${checked.problem}`, retryable: false } };
 }
 
 /** Delay before attempt `attempt + 1`: `backoffMs` doubled per attempt, capped by `maxBackoffMs`. */

@@ -1,13 +1,16 @@
 import type {
   ContentBlockParam,
+  ImageBlockParam,
   MessageCreateParamsBase,
   MessageParam,
   ThinkingConfigParam,
   Tool,
   ToolChoice as AnthropicToolChoice,
+  TextBlockParam,
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
-import type { ChatMessage, ModelRequest, NativeToolCall, ToolChoice } from '../types.js';
+import { base64 } from '../adapter-kit.js';
+import type { ChatMessage, MessageImage, ModelRequest, NativeToolCall, ToolChoice } from '../types.js';
 import type { ThinkingMemory } from './thinking-memory.js';
 
 /** `max_tokens` is required by the Messages API; this is what a request without one asks for. */
@@ -86,7 +89,7 @@ function mapMessages(history: readonly ChatMessage[], memory: ThinkingMemory): {
         if (message.content !== '') system.push(message.content);
         break;
       case 'user':
-        messages.push({ role: 'user', content: message.content });
+        messages.push({ role: 'user', content: message.images?.length ? [...textBlock(message.content), ...message.images.map(imageBlock)] : message.content });
         break;
       case 'assistant': {
         const content = assistantContent(message.content, message.toolCalls, memory);
@@ -96,7 +99,8 @@ function mapMessages(history: readonly ChatMessage[], memory: ThinkingMemory): {
       }
       case 'tool': {
         const block: ToolResultBlockParam = { type: 'tool_result', tool_use_id: message.callId };
-        if (message.content !== '') block.content = message.content;
+        if (message.images?.length) block.content = [...textBlock(message.content), ...message.images.map(imageBlock)];
+        else if (message.content !== '') block.content = message.content;
         if (results === undefined) {
           results = [block];
           messages.push({ role: 'user', content: results });
@@ -108,6 +112,15 @@ function mapMessages(history: readonly ChatMessage[], memory: ThinkingMemory): {
     }
   }
   return { system: system.join('\n\n'), messages };
+}
+
+/** The API refuses an empty text block. */
+function textBlock(text: string): TextBlockParam[] {
+  return text === '' ? [] : [{ type: 'text', text }];
+}
+
+function imageBlock(image: MessageImage): ImageBlockParam {
+  return { type: 'image', source: { type: 'base64', media_type: image.mediaType, data: base64(image.data) } };
 }
 
 function assistantContent(

@@ -4,6 +4,7 @@
  * `functionDeclarations` tool with raw JSON Schema, and toolChoice becomes a function calling mode.
  */
 import { FunctionCallingConfigMode, type Content, type GenerateContentConfig, type Part } from '@google/genai';
+import { base64 } from '../adapter-kit.js';
 import type { ChatMessage, ModelRequest, NativeToolCall, ToolChoice } from '../types.js';
 import { enforcesSignatures, SKIP_SIGNATURE, type ThoughtSignatures } from './thought-signatures.js';
 
@@ -71,10 +72,12 @@ export function mapRequest(request: ModelRequest, context: MappingContext): { co
 function mapMessages(messages: readonly ChatMessage[], context: MappingContext): Content[] {
   const contents: Content[] = [];
   const signed = enforcesSignatures(context.model);
+  // Multimodal function responses came with Gemini 3, the same models that enforce signatures.
+  const multimodalResponses = signed;
   for (const message of messages) {
     if (message.role === 'system') continue;
     const role = message.role === 'assistant' ? 'model' : 'user';
-    const parts = partsOf(message, context.signatures, signed);
+    const parts = partsOf(message, context.signatures, signed, multimodalResponses);
     // Gemini refuses a content with no parts and a part with empty text.
     if (parts.length === 0) continue;
     const last = contents.at(-1);
@@ -84,14 +87,26 @@ function mapMessages(messages: readonly ChatMessage[], context: MappingContext):
   return contents;
 }
 
-function partsOf(message: Exclude<ChatMessage, { role: 'system' }>, signatures: ThoughtSignatures, signed: boolean): Part[] {
+function partsOf(message: Exclude<ChatMessage, { role: 'system' }>, signatures: ThoughtSignatures, signed: boolean, multimodalResponses: boolean): Part[] {
   switch (message.role) {
-    case 'user':
-      return message.content === '' ? [] : [{ text: message.content }];
+    case 'user': {
+      const parts: Part[] = message.content === '' ? [] : [{ text: message.content }];
+      for (const image of message.images ?? []) parts.push({ inlineData: { mimeType: image.mediaType, data: base64(image.data) } });
+      return parts;
+    }
     case 'tool': {
       const response: Part = { functionResponse: { name: message.name, response: { result: message.content } } };
       if (!GENERATED_ID.test(message.callId) && message.callId !== '') response.functionResponse!.id = message.callId;
-      return [response];
+      const images = message.images ?? [];
+      if (images.length === 0) return [response];
+      const blobs = images.map((image) => ({ mimeType: image.mediaType, data: base64(image.data) }));
+      // Gemini 3 takes media inside the function response; earlier models only as parts of the
+      // same user turn, right after it (Google's documented way before multimodal responses).
+      if (multimodalResponses) {
+        response.functionResponse!.parts = blobs.map((inlineData) => ({ inlineData }));
+        return [response];
+      }
+      return [response, ...blobs.map((inlineData): Part => ({ inlineData }))];
     }
     case 'assistant': {
       const parts: Part[] = message.content === '' ? [] : [{ text: message.content }];

@@ -1,9 +1,12 @@
 import type {
+  ChatCompletionContentPart,
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
   ChatCompletionTool,
+  ChatCompletionUserMessageParam,
 } from 'openai/resources/chat/completions';
-import type { ChatMessage, ModelRequest, ToolSpec } from '../types.js';
+import { base64 } from '../adapter-kit.js';
+import type { ChatMessage, MessageImage, ModelRequest, ToolSpec } from '../types.js';
 
 /** The body of a chat completion request, before `stream` is chosen (`stop` always a list). */
 export type ChatRequestBody = Omit<ChatCompletionCreateParamsNonStreaming, 'stream' | 'stop'> & { stop?: string[] };
@@ -23,7 +26,7 @@ export type ChatRequestSettings = {
  * `tool_choice` (the toolChoice string as is: seed 001), stop sequences, temperature, max tokens.
  */
 export function chatRequest(request: ModelRequest, settings: ChatRequestSettings): ChatRequestBody {
-  const body: ChatRequestBody = { model: settings.model, messages: request.messages.map(chatMessage) };
+  const body: ChatRequestBody = { model: settings.model, messages: chatMessages(request.messages) };
   if (request.tools !== undefined && request.tools.length > 0) {
     body.tools = request.tools.map(functionTool);
     if (request.toolChoice !== undefined) body.tool_choice = request.toolChoice;
@@ -42,12 +45,44 @@ export function chatRequest(request: ModelRequest, settings: ChatRequestSettings
   return body;
 }
 
+/**
+ * The history as chat messages. Tool messages take text only, so images that came with tool
+ * results go in one user message after the run of tool messages (the API wants every result of
+ * an assistant's calls before any other message).
+ */
+function chatMessages(history: readonly ChatMessage[]): ChatCompletionMessageParam[] {
+  const messages: ChatCompletionMessageParam[] = [];
+  let held: MessageImage[] = [];
+  for (const message of history) {
+    if (message.role !== 'tool' && held.length > 0) {
+      messages.push(userMessage(TOOL_IMAGES, held));
+      held = [];
+    }
+    if (message.role === 'tool' && message.images !== undefined) held.push(...message.images);
+    messages.push(chatMessage(message));
+  }
+  if (held.length > 0) messages.push(userMessage(TOOL_IMAGES, held));
+  return messages;
+}
+
+const TOOL_IMAGES = 'The images returned with the tool results above, in order.';
+
+/** A user message: plain text, or a text part and one `image_url` part (a data URL) per image. */
+function userMessage(text: string, images: readonly MessageImage[] | undefined): ChatCompletionUserMessageParam {
+  if (images === undefined || images.length === 0) return { role: 'user', content: text };
+  const parts: ChatCompletionContentPart[] = text === '' ? [] : [{ type: 'text', text }];
+  for (const image of images) {
+    parts.push({ type: 'image_url', image_url: { url: `data:${image.mediaType};base64,${base64(image.data)}` } });
+  }
+  return { role: 'user', content: parts };
+}
+
 function chatMessage(message: ChatMessage): ChatCompletionMessageParam {
   switch (message.role) {
     case 'system':
       return { role: 'system', content: message.content };
     case 'user':
-      return { role: 'user', content: message.content };
+      return userMessage(message.content, message.images);
     case 'assistant': {
       const calls = message.toolCalls ?? [];
       if (calls.length === 0) return { role: 'assistant', content: message.content };
