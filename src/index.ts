@@ -88,3 +88,7 @@ export { SceneError, WorldError } from './errors.js';
 export { defineSkill } from './skills/define-skill.js';
 export { MAX_SKILL_DEPTH } from './skills/skill-frame.js';
 export type * from './skills/types.js';
+export { toolResult, isToolResult, sniffImage, RESULT_LIMITS, IMAGE_MEDIA_TYPES } from './tools/result-parts.js';
+export type { ImageMediaType, ImagePart, JsonPart, ResultPart, ResultPartInfo, TextPart, ToolResult } from './tools/result-parts.js';
+export { DEFAULT_MAX_INLINE_BINARY_BYTES } from './record/binary-parts.js';
+export type { LoggedImage, LoggedResult } from './record/binary-parts.js';

@@ -63,6 +63,7 @@ export function recordProvider(provider: Provider, file: string, options: Record
   const recording: Provider = {
     name: provider.name,
     ...(provider.model !== undefined && { model: provider.model }),
+    ...(provider.accepts !== undefined && { accepts: provider.accepts }),
     async complete(request) {
       const entry = entryFor(request);
       try {

@@ -6,6 +6,7 @@ import type {
   ModelResponse,
   NativeToolCall,
   Provider,
+  ProviderAccepts,
   ProviderErrorKind,
   StreamEvent,
   Usage,
@@ -50,6 +51,8 @@ export type ScriptedProviderOptions = {
    * and native calls as argument deltas, as a streaming model would.
    */
   stream?: boolean | { chunkSize?: number };
+  /** What the brain claims to take besides text, to test how images reach a model (default: text only). */
+  accepts?: ProviderAccepts;
 };
 
 /**
@@ -99,6 +102,7 @@ export function scriptedProvider(
   const provider: ScriptedProvider = {
     name: options.name ?? 'scripted',
     model: options.model ?? 'script',
+    ...(options.accepts !== undefined && { accepts: Object.freeze({ ...options.accepts }) }),
     get requests() {
       return requests;
     },

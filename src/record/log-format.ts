@@ -10,7 +10,9 @@ export const LOG_FORMAT = 'troupe-log';
  *
  * Version history:
  * - 1: header `{ format, version, catalogue, createdAt }`; one envelope per line with `v`; data
- *   over `maxLineBytes` replaced by `{ "$side": "<log>.side/<id>.json", "bytes": n }`.
+ *   over `maxLineBytes` replaced by `{ "$side": "<log>.side/<id>.json", "bytes": n }`. Added
+ *   within version 1 (old readers see plain JSON): a `tool.completed` rich result's `output` as
+ *   `{ "$parts": [...] }`, its images inline as `base64` or in `<log>.side/<sha256>.<ext>`.
  */
 export const LOG_VERSION = 1;
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Envelope } from '../bus/events.js';
 import { LogError } from '../errors.js';
+import { restoreResult } from './binary-parts.js';
 import { describe } from './lock-file.js';
 import { parseHeader, type LogHeader } from './log-format.js';
 
@@ -11,7 +12,10 @@ export type QuarantinedLine = { lineNumber: number; text: string; reason: string
 export type ReadLogResult = { header: LogHeader; events: Envelope[]; quarantined: QuarantinedLine[] };
 
 export type ReadLogOptions = {
-  /** Replace `{ "$side": … }` placeholders by the side file's data (default false). */
+  /**
+   * Replace `{ "$side": … }` placeholders by the side file's data, and turn the `{ "$parts": … }`
+   * output of a rich tool result back into a `ToolResult` with its image bytes (default false).
+   */
   loadSideFiles?: boolean;
 };
 
@@ -67,6 +71,12 @@ export function readLog(path: string, options: ReadLogOptions = {}): ReadLogResu
       const loaded = loadSide(path, event.data);
       if (loaded.ok) (event as { data: unknown }).data = loaded.data;
       else if (loaded.reason !== undefined) quarantine(loaded.reason);
+      if (event.type === 'tool.completed') {
+        // A rich result comes back as one, its images read from the line or their side files.
+        const restored = restoreResult(path, (event.data as { output?: unknown } | null)?.output);
+        if (restored?.ok === true) (event.data as { output: unknown }).output = restored.value;
+        else if (restored !== undefined) quarantine(`tool result of ${event.id}: ${restored.problem}`);
+      }
     }
     events.push(event as Envelope);
   }

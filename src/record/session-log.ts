@@ -5,6 +5,7 @@ import { CATALOGUE_VERSION, type Envelope } from '../bus/events.js';
 import { safeJson } from '../bus/safe-json.js';
 import { serializeEnvelope } from '../bus/serialize-event.js';
 import { LogError } from '../errors.js';
+import { DEFAULT_MAX_INLINE_BINARY_BYTES, loggedData } from './binary-parts.js';
 import { acquireLock, describe } from './lock-file.js';
 import { headerLine, parseHeader } from './log-format.js';
 import { ensureDir, logFs, writeAll, type LogFs } from './log-fs.js';
@@ -24,6 +25,11 @@ export type SessionLogOptions = {
   onError?: (error: LogError) => void;
   /** Depth kept in event data (default 64). */
   maxDepth?: number;
+  /**
+   * Images of rich tool results up to this many bytes stay in the line as base64; larger ones go
+   * to a side file named by their SHA-256 (default 4 KiB).
+   */
+  maxInlineBinaryBytes?: number;
   /** File operations to use instead of `node:fs` (fault injection in tests). */
   fs?: Partial<LogFs>;
 };
@@ -62,6 +68,7 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
   const absolute = resolve(path);
   const fsync = options.fsync ?? 'tool.started';
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const maxInlineBinaryBytes = options.maxInlineBinaryBytes ?? DEFAULT_MAX_INLINE_BINARY_BYTES;
   const redactor = createRedactor({ secrets: options.redact ?? [] });
   const serialize = { redactor, maxDepth: options.maxDepth };
 
@@ -114,10 +121,31 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
     return `${basename(absolute)}.side/${name}`;
   };
 
+  const writeBinary = (bytes: Uint8Array, name: string): string => {
+    ensureDir(fs, sideDir);
+    let binaryFd: number;
+    try {
+      binaryFd = fs.openSync(join(sideDir, name), 'wx', 0o600);
+    } catch (error) {
+      // Named by its hash: a file already there holds these very bytes.
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return `${basename(absolute)}.side/${name}`;
+      throw error;
+    }
+    try {
+      writeAll(fs, binaryFd, bytes);
+      if (fsync !== 'never') fs.fsyncSync(binaryFd);
+    } finally {
+      fs.closeSync(binaryFd);
+    }
+    return `${basename(absolute)}.side/${name}`;
+  };
+
   const record = (event: Envelope): boolean => {
     if (closed || failure !== undefined) return false;
     try {
-      const data = safeJson(event.data, serialize);
+      // A rich result's images: small ones inline as base64, the rest in side files first, so
+      // that a line never names a file that is not yet written.
+      const data = safeJson(loggedData(event, maxInlineBinaryBytes, writeBinary), serialize);
       let line = `${serializeEnvelope(event, { ...serialize, dataText: data.text }).text}\n`;
       if (Buffer.byteLength(line) > maxLineBytes) {
         const placeholder = JSON.stringify({ $side: writeSide(event, data.text), bytes: Buffer.byteLength(data.text) });

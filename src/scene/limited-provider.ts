@@ -10,6 +10,7 @@ export function limitedProvider(provider: Provider, limiter: LimitFunction): Pro
   const limited: Provider = {
     name: provider.name,
     ...(provider.model !== undefined && { model: provider.model }),
+    ...(provider.accepts !== undefined && { accepts: provider.accepts }),
     complete: (request) => whenSlotFree(limiter, request, () => provider.complete(request)),
   };
   if (provider.stream !== undefined) {

@@ -83,6 +83,36 @@ export function brief(value, limit = BRIEF_CHARS) {
 }
 
 /**
+ * A tool's output for the page: a rich result (`{ parts }` on the bus, `{ $parts }` in a log) as
+ * its text, its JSON and one `[image: image/png, 12.3 KB]` placeholder per image, never the bytes.
+ * Any other output is returned as it is.
+ *
+ * @param {unknown} output
+ */
+export function resultText(output) {
+  if (typeof output !== 'object' || output === null) return output;
+  const record = /** @type {{ parts?: unknown, $parts?: unknown }} */ (output);
+  const parts = Array.isArray(record.$parts) ? record.$parts : record.parts;
+  if (!Array.isArray(parts)) return output;
+  return parts
+    .map((part) => {
+      const item = typeof part === 'object' && part !== null ? /** @type {Record<string, unknown>} */ (part) : {};
+      if (item.type === 'text') return String(item.text);
+      if (item.type === 'json') return json(item.value);
+      if (item.type === 'image') return `[image: ${String(item.mediaType)}, ${size(item.bytes)}]`;
+      return '[unknown part]';
+    })
+    .join(' ');
+}
+
+/** @param {unknown} bytes */
+function size(bytes) {
+  if (typeof bytes !== 'number' || !Number.isFinite(bytes)) return '? bytes';
+  if (bytes < 1024) return `${bytes} B`;
+  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/**
  * A call as `name(key: value, …)`.
  *
  * @param {string} name
@@ -147,7 +177,7 @@ export function summarize(event) {
     case 'tool.started':
       return `${callText(data.name, data.args)}${data.attempt > 1 ? ` · attempt ${data.attempt}` : ''}`;
     case 'tool.completed':
-      return `${data.name} → ${brief(data.output, 80)} · ${duration(data.durationMs)}`;
+      return `${data.name} → ${brief(data.parts === undefined ? data.output : resultText(data.output), 80)} · ${duration(data.durationMs)}`;
     case 'tool.failed':
       return `${data.name} ${data.error?.kind ?? 'failed'}: ${brief(data.error?.message ?? '')} · ${duration(data.durationMs)}`;
     case 'tool.zombie':

@@ -5,6 +5,8 @@
  * log mode can rebuild it from the first N events and the renderer only mirrors what changed.
  */
 
+import { resultText } from './format.js';
+
 /** @typedef {import('./model.js').Envelope} Envelope */
 
 /**
@@ -174,7 +176,7 @@ export function applyToTranscript(model, event, tick) {
     case 'tool.completed':
       update(callEntry(model, add, agent, data.callId, data.name, data.args), model, (call) => {
         call.status = 'completed';
-        call.output = data.output;
+        call.output = data.parts === undefined ? data.output : resultText(data.output);
         call.durationMs = data.durationMs;
         call.attempt = data.attempt ?? call.attempt;
         delete call.error;
