@@ -92,3 +92,4 @@ export { toolResult, isToolResult, sniffImage, RESULT_LIMITS, IMAGE_MEDIA_TYPES 
 export type { ImageMediaType, ImagePart, JsonPart, ResultPart, ResultPartInfo, TextPart, ToolResult } from './tools/result-parts.js';
 export { DEFAULT_MAX_INLINE_BINARY_BYTES } from './record/binary-parts.js';
 export type { LoggedImage, LoggedResult } from './record/binary-parts.js';
+export type { SessionLogOptions } from './record/session-log.js';
