@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBus, createSessionLog, isToolResult, readLog, toolResult, type Envelope, type ToolResult } from '../../src/index.js';
 import { scriptedProvider, sequentialIds, steppedClock, testAgent } from '../../src/testing/index.js';
-import { resultText } from '../../src/inspect/page/format.js';
 import { tempDir } from '../record/helpers.js';
 import { CALL_XML, jpegBytes, PNG, PNG_BASE64, PNG_SHA256, resultTool } from './rich-results-fixtures.js';
 
@@ -104,7 +103,10 @@ describe('rich results in the session log', () => {
 });
 
 describe('rich results on the inspector page', () => {
-  it('shows text, JSON and an image placeholder, from the bus form and the log form alike', () => {
+  it('shows text, JSON and an image placeholder, from the bus form and the log form alike', async () => {
+    // The page is plain checked JavaScript without declarations: import it by URL.
+    const page = new URL('../../src/inspect/page/format.js', import.meta.url).href;
+    const { resultText } = (await import(page)) as { resultText: (output: unknown) => unknown };
     const bus = { parts: [{ type: 'text', text: 'chart' }, { type: 'image', mediaType: 'image/png', bytes: 12_595, sha256: 'ab' }, { type: 'json', value: { a: 1 } }] };
     expect(resultText(bus)).toBe('chart [image: image/png, 12.3 KB] {"a":1}');
     const logged = { $parts: [{ type: 'image', mediaType: 'image/jpeg', bytes: 20_000, base64: 'AAAA' }] };
