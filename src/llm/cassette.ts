@@ -3,7 +3,7 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
 import { redactKeyLike } from './key-ring.js';
 import { ProviderError, toProviderError } from './provider-error.js';
-import type { ModelRequest, ModelResponse, Provider, ProviderErrorKind, StreamEvent } from './types.js';
+import type { ChatMessage, MessageImage, ModelRequest, ModelResponse, Provider, ProviderAccepts, ProviderErrorKind, StreamEvent } from './types.js';
 
 /** The cassette format's version, in its first line. */
 export const CASSETTE_VERSION = 1;
@@ -23,7 +23,8 @@ export type CassetteEntry = {
 /** A request without its signal: what identifies it on replay. */
 export type RecordedRequest = Pick<ModelRequest, 'messages' | 'tools' | 'toolChoice' | 'stop' | 'temperature' | 'maxTokens'>;
 
-type Header = { cassette: number; provider: string; model?: string; recordedAt: string };
+/** `accepts`: the recorded provider's, so a replay routes tool images (and words observations) alike. */
+type Header = { cassette: number; provider: string; model?: string; accepts?: ProviderAccepts; recordedAt: string };
 
 /** A cassette being replayed: a provider, plus what a test needs to check it was used fully. */
 export type CassetteProvider = Provider & {
@@ -49,6 +50,7 @@ export type RecordOptions = {
 export function recordProvider(provider: Provider, file: string, options: RecordOptions = {}): Provider {
   const header: Header = { cassette: CASSETTE_VERSION, provider: provider.name, recordedAt: new Date().toISOString() };
   if (provider.model !== undefined) header.model = provider.model;
+  if (provider.accepts !== undefined) header.accepts = { ...provider.accepts };
   writeFileSync(file, `${JSON.stringify(header)}\n`);
   const clean = (text: string): string => redactKeyLike(options.redact ? options.redact(text) : text);
   const write = (entry: CassetteEntry): void => appendFileSync(file, `${JSON.stringify(entry, (_, value: unknown) => (typeof value === 'string' ? clean(value) : value))}\n`);
@@ -124,6 +126,7 @@ export function cassetteProvider(file: string): CassetteProvider {
   const provider: CassetteProvider = {
     name: header.provider,
     ...(header.model !== undefined && { model: header.model }),
+    ...(typeof header.accepts === 'object' && header.accepts !== null && { accepts: Object.freeze({ ...header.accepts }) }),
     get remaining() {
       return entries.length - replayed;
     },
@@ -161,13 +164,27 @@ function entryFor(request: ModelRequest): CassetteEntry {
 }
 
 function recordedRequest(request: ModelRequest): RecordedRequest {
-  const recorded: RecordedRequest = { messages: request.messages.map((message) => ({ ...message })) };
+  const recorded: RecordedRequest = { messages: request.messages.map(recordedMessage) };
   if (request.tools !== undefined) recorded.tools = request.tools;
   if (request.toolChoice !== undefined) recorded.toolChoice = request.toolChoice;
   if (request.stop !== undefined) recorded.stop = request.stop;
   if (request.temperature !== undefined) recorded.temperature = request.temperature;
   if (request.maxTokens !== undefined) recorded.maxTokens = request.maxTokens;
   return recorded;
+}
+
+/**
+ * A message as the cassette keeps it. Images are kept as their type, size and SHA-256: enough to
+ * match a request, and a cassette line stays small (JSON would spell a Uint8Array byte by byte).
+ */
+function recordedMessage(message: ChatMessage): ChatMessage {
+  if ((message.role !== 'user' && message.role !== 'tool') || message.images === undefined) return { ...message };
+  const images = message.images.map((image) => ({
+    mediaType: image.mediaType,
+    bytes: image.data.byteLength,
+    sha256: createHash('sha256').update(image.data).digest('hex'),
+  }));
+  return { ...message, images: images as unknown as MessageImage[] };
 }
 
 function replayError(error: NonNullable<CassetteEntry['error']>): ProviderError {

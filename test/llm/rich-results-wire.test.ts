@@ -1,6 +1,10 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { anthropicProvider, geminiProvider, openaiProvider, toolResult, type Provider } from '../../src/index.js';
-import { testAgent } from '../../src/testing/index.js';
+import { anthropicProvider, cassetteProvider, geminiProvider, openaiProvider, recordProvider, toolResult, type Provider } from '../../src/index.js';
+import { scriptedProvider, testAgent } from '../../src/testing/index.js';
+import { normalizeEvents } from './normalize.js';
 import { CALL_XML, PNG, PNG_BASE64, resultTool } from '../tools/rich-results-fixtures.js';
 import * as anthropicWire from './transcripts/anthropic.js';
 import * as geminiWire from './transcripts/gemini.js';
@@ -164,5 +168,25 @@ describe('rich results on the wire: Gemini generateContent', () => {
     const body = await runAgent(gemini('gemini-2.5-flash'), 'xml');
     const last = (body.contents as { role: string; parts: Record<string, unknown>[] }[]).at(-1)!;
     expect(last.parts).toEqual([{ text: expect.stringContaining('<OBSERVATION>') }, { inlineData: { mimeType: 'image/png', data: PNG_BASE64 } }]);
+  });
+});
+
+describe('rich results in cassettes', () => {
+  it('replays a run whose tool returned an image: same events, small lines, the provider capabilities kept', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'troupe-cassette-')), 'tape.jsonl');
+    const run = async (provider: Provider) => {
+      const { agent, events } = testAgent({ provider, tools: [chart] });
+      await agent.run('Show me the rainfall.');
+      return normalizeEvents(events.all);
+    };
+    const live = scriptedProvider([CALL_XML('chart'), 'Wet March.'], { accepts: { imagesInUserMessages: true } });
+    const recorded = await run(recordProvider(live, file));
+    const replay = cassetteProvider(file);
+    expect(replay.accepts).toEqual({ imagesInUserMessages: true });
+    expect(await run(replay)).toEqual(recorded);
+    replay.assertConsumed();
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('"images":[{"mediaType":"image/png","bytes":70,"sha256":"');
+    expect(text).not.toContain('"0":137');
   });
 });
