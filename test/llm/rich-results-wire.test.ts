@@ -160,7 +160,7 @@ describe('rich results on the wire: Gemini generateContent', () => {
     const body = await runAgent(gemini('gemini-3-pro-preview'), 'native');
     const last = (body.contents as { parts: { functionResponse?: Record<string, unknown> }[] }[]).at(-1)!;
     expect(last.parts).toHaveLength(1);
-    expect(last.parts[0]!.functionResponse).toMatchObject({ id: 'fc_1', name: 'chart', parts: [{ inlineData: { mimeType: 'image/png', data: PNG_BASE64 } }] });
+    expect(last.parts[0]!.functionResponse).toMatchObject({ id: 'fc_1', name: 'chart', parts: [{ inlineData: { mimeType: 'image/png', data: PNG_BASE64, displayName: 'image-1.png' } }] });
   });
 
   it('xml: the observation text and the image share the user turn', async () => {

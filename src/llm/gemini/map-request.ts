@@ -103,7 +103,10 @@ function partsOf(message: Exclude<ChatMessage, { role: 'system' }>, signatures: 
       // Gemini 3 takes media inside the function response; earlier models only as parts of the
       // same user turn, right after it (Google's documented way before multimodal responses).
       if (multimodalResponses) {
-        response.functionResponse!.parts = blobs.map((inlineData) => ({ inlineData }));
+        // A display name lets the model (and Google's `$ref` convention) tell the images apart.
+        response.functionResponse!.parts = blobs.map((inlineData, index) => ({
+          inlineData: { ...inlineData, displayName: `image-${index + 1}.${inlineData.mimeType.slice('image/'.length)}` },
+        }));
         return [response];
       }
       return [response, ...blobs.map((inlineData): Part => ({ inlineData }))];
