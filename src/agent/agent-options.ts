@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { AgentStateName } from '../../machines/agent.machine.js';
 import type { Bus } from '../bus/bus.js';
 import type { CallRecord, RunReason, RunStats } from '../bus/events.js';
-import type { Provider, ToolChoice, Usage } from '../llm/types.js';
+import type { MessageImage, Provider, ToolChoice, Usage } from '../llm/types.js';
 import type { Args, Issue, ProtocolLimits } from '../protocol/types.js';
 import type { SessionLog } from '../record/session-log.js';
 import type { Budget, BudgetLimits } from './budget.js';
@@ -70,6 +70,11 @@ export type RunOptions = {
   rounds?: number;
   /** The id of the event that started the run (the first event's `cause`). */
   cause?: string;
+  /**
+   * Images sent with the input, when the provider takes images in user messages (a scene sends
+   * the images of the observation its perception repeats); dropped for any other provider.
+   */
+  images?: readonly MessageImage[];
 };
 
 /** An observation the model has not seen yet: the last round's outcome at the end of a turn. */

@@ -123,6 +123,9 @@ export class AgentRuntime implements Agent {
     }
     const system = this.config.systemMessage;
     const user: ChatMessage = { role: 'user', content: input };
+    if (options.images !== undefined && options.images.length > 0 && this.config.provider.accepts?.imagesInUserMessages === true) {
+      user.images = [...options.images];
+    }
     const messages: ChatMessage[] = system === undefined ? [user] : [system, user];
     const run: RunState = {
       number: ++this.runs,

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Bus } from '../bus/bus.js';
 import type { RunReason } from '../bus/events.js';
+import { callImages } from '../agent/observation-text.js';
 import { perceptionText } from './perception-text.js';
 import type { SceneMember } from './scene-member.js';
 import type { WorldReader } from './world-types.js';
@@ -34,7 +35,10 @@ export function takeTurn(stage: TurnStage, member: SceneMember, tick: number, do
       { agent: member.name, scene: stage.name, cause },
     );
     const input = member.scripted ? BRAIN_INPUT : perceptionText(member.perceive({ round: 1 }, tick, stage.world));
-    member.runtime.runWith(input, { rounds: member.rounds, cause: triggered.id }, (result) => finish(result.reason, result.observation));
+    // The perception repeats the last observation: its images (rich tool results) come with it.
+    const images = member.scripted ? [] : (member.lastObservation?.calls.flatMap(callImages) ?? []);
+    const options = images.length > 0 ? { rounds: member.rounds, cause: triggered.id, images } : { rounds: member.rounds, cause: triggered.id };
+    member.runtime.runWith(input, options, (result) => finish(result.reason, result.observation));
   } catch (error) {
     // A host error (the agent was closed, or run by the host at the same time).
     stage.logger.error({ agent: member.name, err: error }, 'scene turn failed');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isToolResult, safeJson, serializeEnvelope, toolResult, type ChatMessage, type ImageMediaType, type ToolResult } from '../../src/index.js';
+import { createScene, isToolResult, safeJson, serializeEnvelope, toolResult, type ChatMessage, type ImageMediaType, type ToolResult } from '../../src/index.js';
 import { scriptedProvider, testAgent } from '../../src/testing/index.js';
 import { CALL_XML, jpegBytes, PNG, PNG_SHA256, resultTool } from './rich-results-fixtures.js';
 
@@ -199,5 +199,33 @@ describe('rich results: malformed parts fail the call, never the run', () => {
     await agent.run('go');
     expect(calls).toBe(1);
     expect(events.types().filter((type) => type === 'tool.failed')).toHaveLength(1);
+  });
+});
+
+describe('rich results in a scene', () => {
+  it('reach a scene member whose model takes images: the scene keeps the provider capabilities', async () => {
+    let turn = 0;
+    const model = scriptedProvider(() => (turn++ === 0 ? CALL_XML('chart') : 'Wet March.'), { accepts: { imagesInUserMessages: true } });
+    const scene = createScene({ name: 'weather', seed: 1, schedule: 'every-tick' });
+    scene.add({ name: 'forecaster', instructions: 'You read charts.', provider: model, tools: [resultTool('chart', chart)] });
+    await scene.run({ ticks: 2 });
+    // Tick 1 ends its turn with the observation; tick 2's perception repeats it, images and all.
+    expect(model.requests).toHaveLength(2);
+    const withImages = model.requests.flatMap((request) => request.messages).filter((message) => 'images' in message && message.images !== undefined);
+    expect(withImages).toHaveLength(1);
+    expect(withImages[0]).toMatchObject({ role: 'user', images: [{ mediaType: 'image/png' }] });
+    expect(withImages[0]!.content).toContain('The result of your last action:');
+    expect(withImages[0]!.content).toContain('; attached]');
+  });
+
+  it('does not send the images to a scene member whose model takes none', async () => {
+    let turn = 0;
+    const model = scriptedProvider(() => (turn++ === 0 ? CALL_XML('chart') : 'Wet March.'));
+    const scene = createScene({ name: 'weather', seed: 1, schedule: 'every-tick' });
+    scene.add({ name: 'forecaster', instructions: 'You read charts.', provider: model, tools: [resultTool('chart', chart)] });
+    await scene.run({ ticks: 2 });
+    const perception = model.requests[1]!.messages.at(-1)!;
+    expect(perception.content).toContain('not shown: this model is not sent images');
+    expect(perception).not.toHaveProperty('images');
   });
 });
