@@ -229,3 +229,16 @@ describe('rich results in a scene', () => {
     expect(perception).not.toHaveProperty('images');
   });
 });
+
+describe('images with the input', () => {
+  it('agent.run(input, { images }) sends them with the first user message to a provider that takes them, and only then', async () => {
+    const image = { data: PNG, mediaType: 'image/png' as const };
+    const seeing = scriptedProvider(['A dot.'], { accepts: { imagesInUserMessages: true } });
+    await testAgent({ provider: seeing }).agent.run('What is this?', { images: [image] });
+    expect(seeing.requests[0]!.messages.at(-1)).toMatchObject({ role: 'user', content: 'What is this?', images: [image] });
+
+    const blind = scriptedProvider(['No idea.']);
+    await testAgent({ provider: blind }).agent.run('What is this?', { images: [image] });
+    expect(blind.requests[0]!.messages.at(-1)).not.toHaveProperty('images');
+  });
+});
