@@ -25,8 +25,11 @@ export type ResultPart = TextPart | JsonPart | ImagePart;
  */
 export interface ToolResult {
   readonly parts: readonly ResultPart[];
-  /** The parts without their bytes: what SSE, the inspector and `safeJson` see. */
-  toJSON(): { parts: ResultPartInfo[] | unknown[] };
+  /**
+   * The parts without their bytes, what SSE, the inspector and `safeJson` see: text and JSON
+   * parts as they are, each image as `{ type, mediaType, bytes, sha256 }`.
+   */
+  toJSON(): { parts: unknown[] };
 }
 
 /** What `tool.completed.parts` says of each part: sizes and kinds, never bytes. */
