@@ -1,5 +1,6 @@
 import type { Envelope } from '../bus/events.js';
 import { safeJson } from '../bus/serialize-event.js';
+import { formatBytes, isToolResult } from '../tools/result-parts.js';
 import { plain, type Styler } from './style.js';
 
 /** Longest argument list or tool output shown on a transcript line; the log has the rest. */
@@ -38,7 +39,7 @@ export function formatEvent(event: Envelope, style: Styler = plain): string[] {
     case 'tool.completed':
       // The built-in `say` tool already shows as the speech it published.
       if (event.data.name === 'say') return [];
-      return [`  ${style('ok', '⚙')} ${who} ${style('tool', call(event.data.name, event.data.args))} → ${brief(event.data.output)}`];
+      return [`  ${style('ok', '⚙')} ${who} ${style('tool', call(event.data.name, event.data.args))} → ${briefOutput(event.data.output)}`];
     case 'tool.failed': {
       const { kind, message } = event.data.error;
       const attempt = event.data.attempt > 1 ? `, attempt ${event.data.attempt}` : '';
@@ -118,6 +119,16 @@ function quoted(text: string): string {
 function call(name: string, args: Readonly<Record<string, unknown>>): string {
   const parts = Object.entries(args).map(([key, value]) => `${key}: ${brief(value)}`);
   return `${name}(${clip(parts.join(', '))})`;
+}
+
+/** A rich result reads as its parts, each image as a placeholder; any other output as brief JSON. */
+function briefOutput(output: unknown): string {
+  if (!isToolResult(output)) return brief(output);
+  const parts = output.parts.map((part) => {
+    if (part.type === 'image') return `[image: ${part.mediaType}, ${formatBytes(part.data.byteLength)}]`;
+    return brief(part.type === 'text' ? part.text : part.value);
+  });
+  return clip(parts.join(' + '));
 }
 
 function brief(value: unknown): string {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Envelope } from '../../src/bus/events.js';
 import { createStyler, plain, wantsColour } from '../../src/cli/style.js';
 import { createTranscript, formatEvent } from '../../src/cli/transcript.js';
+import { toolResult } from '../../src/tools/result-parts.js';
 import { capture } from './helpers.js';
 
 let next = 0;
@@ -21,6 +22,11 @@ describe('formatEvent', () => {
       'a tool call',
       event('tool.completed', { callId: 'c1', name: 'give_item', args, output: { left: 2 }, durationMs: 1, attempt: 1 }, 'quartermaster'),
       ['  ⚙ quartermaster give_item(item: "rope", count: 1) → {"left":2}'],
+    ],
+    [
+      'a rich result (an image as a placeholder, never its bytes)',
+      event('tool.completed', { callId: 'c1', name: 'snap', args: {}, output: toolResult([{ type: 'text', text: 'the map' }, { type: 'image', data: new Uint8Array(2048), mediaType: 'image/png' }]), durationMs: 1, attempt: 1 }, 'scout'),
+      ['  ⚙ scout snap() → "the map" + [image: image/png, 2.0 KB]'],
     ],
     ['the say tool (its speech has a line)', event('tool.completed', { callId: 'c1', name: 'say', args: { text: 'hi' }, output: 'said', durationMs: 1, attempt: 1 }, 'bard'), []],
     [
