@@ -88,3 +88,13 @@ export { SceneError, WorldError } from './errors.js';
 export { defineSkill } from './skills/define-skill.js';
 export { MAX_SKILL_DEPTH } from './skills/skill-frame.js';
 export type * from './skills/types.js';
+export { repairWithModel } from './agent/repair-with-model.js';
+export type { RepairWithModelOptions } from './agent/repair-with-model.js';
+export type {
+  BeforeModelContext,
+  PendingResultApproval,
+  RepairContext,
+  RepairedCall,
+  RepairFunction,
+} from './agent/agent-options.js';
+export type { RepairedCallView, RepairSource } from './bus/events.js';
