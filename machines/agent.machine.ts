@@ -144,7 +144,6 @@ export const agentMachine = setup({
           { guard: 'needsApproval', target: 'awaitingApproval' },
           { target: 'dispatching' },
         ],
-        'budget.exhausted': 'done',
         aborted: 'done',
       },
     },
