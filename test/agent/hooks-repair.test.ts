@@ -149,6 +149,19 @@ describe('repair', () => {
     expect(events.all.filter((event) => event.type === 'llm.request')).toHaveLength(2);
   });
 
+  it('repairWithModel spends from the budget: a refused model call is a failed repair', async () => {
+    const { tools, executed } = rosterTools();
+    const repairer = scriptedProvider([]);
+    const provider = scriptedProvider([action(call('set_team', { player_id: '7', team: 'azure' }))]);
+    const { agent, events } = testAgent({ provider, tools, budget: { modelCalls: 1 }, repair: repairWithModel({ provider: repairer }) });
+    const result = await agent.run('go');
+    expect(repairer.requests).toHaveLength(0);
+    expect(executed).toEqual([]);
+    expect(events.find('tool.repair.failed')!.data).toMatchObject({ by: 'model' });
+    expect(events.find('tool.repair.failed')!.data.reason).toMatch(/modelCalls|model calls/);
+    expect(result.reason).toBe('budget');
+  });
+
   it('repairWithModel: a reply that is not a call is a failed repair by the model', async () => {
     const { tools } = rosterTools();
     const repairer = scriptedProvider(['I think you meant blue.']);
