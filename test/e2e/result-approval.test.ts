@@ -60,6 +60,9 @@ describe('result approvals on the inspector page', () => {
     expect(resolved.data).toMatchObject({ approved: false, reason: 'the code is secret' });
     await running;
     await expect.poll(() => page.locator('#approvals .approval').count(), POLL).toBe(0);
+    // The transcript's call card says the result was withheld, and why.
+    const call = ui.call('clerk', 'read_ledger');
+    await expect.poll(() => textOf(call.locator('.outcome-denied')), POLL).toBe('✗ result withheld from the model: the code is secret');
     const seen = provider.requests.at(-1)!.messages.at(-1)!.content;
     expect(seen).toMatch(/RESULT_REJECTED: the code is secret/);
     expect(seen).not.toMatch(/1234/);
