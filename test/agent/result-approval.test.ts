@@ -195,6 +195,37 @@ describe('result approval', () => {
     expect(lines.filter((line) => /no result of this call waits for approval/.test(line))).toHaveLength(2);
   });
 
+  it('asks about the call, then about its result, when the tool needs both', async () => {
+    const executed: string[] = [];
+    const both = defineTool({
+      name: 'export_users',
+      description: 'Export the users.',
+      parameters: { type: 'object', properties: {} },
+      needsApproval: true,
+      needsResultApproval: true,
+      execute: () => {
+        executed.push('export');
+        return 'ana@example.com';
+      },
+    });
+    const provider = scriptedProvider(['<ACTION><export_users/></ACTION>', 'Done.']);
+    const { agent, events } = testAgent({ provider, tools: [both] });
+    const callAsked = new Promise<void>((resolve) => agent.bus.once('tool.approval.requested', () => resolve()));
+    const resultAsked = requested(agent);
+    const running = agent.run('go');
+    await callAsked;
+    expect(executed).toEqual([]);
+    expect(agent.approveResult('tester/1.1.1')).toBe(false);
+    agent.approve('tester/1.1.1');
+    await resultAsked;
+    expect(executed).toEqual(['export']);
+    agent.rejectResult('tester/1.1.1', 'personal data');
+    await running;
+    const states = events.all.filter((event) => event.type === 'agent.state').map((event) => (event.data as { to: string }).to);
+    expect(states).toEqual(expect.arrayContaining(['awaitingApproval', 'dispatching', 'awaitingResultApproval', 'observing']));
+    expect(provider.requests[1]!.messages.at(-1)!.content).toMatch(/RESULT_REJECTED: personal data/);
+  });
+
   it('refuses decisions on calls that are not waiting', async () => {
     const { agent } = readerSetup(true);
     expect(agent.approveResult('nothing')).toBe(false);
