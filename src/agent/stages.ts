@@ -693,7 +693,13 @@ export const guards = {
   },
   needsResultApproval: (host: AgentRuntime) => {
     const turn = active(host).turn;
-    return turn.kind === 'calls' && heldResults(turn).length > 0;
+    if (turn.kind !== 'calls') return false;
+    // Most turns have no such tool: ask without building the list.
+    for (const entry of turn.calls) {
+      const gate = entry.tool.needsResultApproval;
+      if (gate !== undefined && gate !== false) return heldResults(turn).length > 0;
+    }
+    return false;
   },
   needsApproval: (host: AgentRuntime) => {
     const turn = active(host).turn;
