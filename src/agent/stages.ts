@@ -113,10 +113,12 @@ function messageListProblem(messages: unknown): string | undefined {
   if (!Array.isArray(messages)) return `it must return an array of messages or undefined, got ${messages === null ? 'null' : typeof messages}`;
   if (messages.length === 0) return 'it returned no messages';
   for (const [index, message] of messages.entries()) {
-    const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown };
+    const { role, content, callId, name } = (message ?? {}) as { role?: unknown; content?: unknown; callId?: unknown; name?: unknown };
     if (typeof role !== 'string' || !ROLES.has(role) || typeof content !== 'string') {
       return `message ${index} is not a chat message ({ role: 'system' | 'user' | 'assistant' | 'tool', content: string })`;
     }
+    // Providers pair a tool message with its call by id: one without would be refused there, later and less clearly.
+    if (role === 'tool' && (typeof callId !== 'string' || typeof name !== 'string')) return `message ${index} is a tool message without its callId and name`;
   }
   return undefined;
 }

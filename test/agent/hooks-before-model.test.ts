@@ -73,6 +73,7 @@ describe('onBeforeModel', () => {
     ['returns something else', () => 'hello' as unknown as ChatMessage[], /onBeforeModel failed: .*array of messages/],
     ['returns a bad message', () => [{ role: 'robot', content: 'x' }] as unknown as ChatMessage[], /onBeforeModel failed: message 0/],
     ['returns no messages', () => [], /onBeforeModel failed: it returned no messages/],
+    ['returns a tool message without its call', () => [{ role: 'tool', content: 'x' }] as unknown as ChatMessage[], /onBeforeModel failed: message 0 is a tool message/],
   ])('fails the run clearly when it %s, before the model is asked', async (_, hook, message) => {
     const provider = scriptedProvider(['never sent']);
     const { agent, events } = testAgent({ provider, onBeforeModel: hook });
