@@ -52,6 +52,34 @@ describe('prepareArguments', () => {
     expect(executed).toEqual([{ player_id: '7', tags: ['a', 'b'] }]);
   });
 
+  it('reads non-string values returned for an XML call as JSON text, converted by the schema', async () => {
+    const executed: unknown[] = [];
+    const order = defineTool({
+      name: 'order',
+      description: 'Order items.',
+      parameters: {
+        type: 'object',
+        properties: {
+          count: { type: 'integer' },
+          rush: { type: 'boolean' },
+          address: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+        required: ['count', 'address'],
+      },
+      // The old form was one "3 to Lyon" string.
+      prepareArguments: ({ text, ...rest }) => {
+        if (typeof text !== 'string') return undefined;
+        const [count, city] = text.split(' to ');
+        return { ...rest, count: Number(count), rush: false, address: { city } };
+      },
+      execute: (args) => void executed.push(args),
+    });
+    const provider = scriptedProvider(['<ACTION><order><text>3 to Lyon</text></order></ACTION>', 'ok']);
+    const { agent } = testAgent({ provider, tools: [order] });
+    await agent.run('go');
+    expect(executed).toEqual([{ count: 3, rush: false, address: { city: 'Lyon' } }]);
+  });
+
   it('maps loose native arguments (a number where a string is due, an old name)', async () => {
     const { lookup, executed, seen } = lookupWith((args) => {
       const id = args.player_id ?? args.playerId;
