@@ -2,12 +2,13 @@ import { setup } from 'xstate';
 
 /**
  * The agent cycle as a statechart: deliberate → parse → validate → dispatch → observe, plus
- * approval, done and failed.
+ * repair of rejected calls, approval of calls and of their results, done and failed.
  *
  * Pure by design: it knows nothing of models, XML or tools. Each state's entry names an action
  * (`deliberate`, `parse`, …) and each branch a guard; `src/agent/` fills them in with
  * `agentMachine.provide(...)`. The two asynchronous stages (deliberate, dispatch) start their work
- * in an entry action and report back with an event, so a run creates no child actors; the
+ * in an entry action and report back with an event, so a run creates no child actors (repair and
+ * the approvals report back the same way, as they may wait on a host function or a human); the
  * synchronous stages (parse, validate, observe) finish inside the macrostep that entered them.
  */
 
@@ -17,8 +18,10 @@ export type AgentStateName =
   | 'deliberating'
   | 'parsing'
   | 'validating'
+  | 'repairing'
   | 'awaitingApproval'
   | 'dispatching'
+  | 'awaitingResultApproval'
   | 'observing'
   | 'done'
   | 'failed';
@@ -28,8 +31,10 @@ export type AgentMachineEvent =
   | { type: 'run' }
   | { type: 'model.responded' }
   | { type: 'model.failed' }
+  | { type: 'repair.settled' }
   | { type: 'approval.settled' }
   | { type: 'dispatch.settled' }
+  | { type: 'results.settled' }
   | { type: 'dispatch.failed' }
   | { type: 'budget.exhausted' }
   | { type: 'aborted' };
@@ -58,8 +63,10 @@ export const agentMachine = setup({
     deliberate: placeholder,
     parse: placeholder,
     validate: placeholder,
+    repair: placeholder,
     requestApproval: placeholder,
     dispatch: placeholder,
+    requestResultApproval: placeholder,
     observe: placeholder,
     finish: placeholder,
     fail: placeholder,
@@ -75,10 +82,14 @@ export const agentMachine = setup({
     nudged: never,
     /** Validation rejected the block. */
     rejected: never,
+    /** Validation rejected one call and the agent has a repair it has not tried this turn. */
+    repairable: never,
     /** At least one call waits for the host's approval. */
     needsApproval: never,
     /** Approval left at least one call to run. */
     anyApproved: never,
+    /** At least one completed call's result waits for the host's approval. */
+    needsResultApproval: never,
     /** Consecutive bad turns reached `maxCorrections`. */
     correctionsExhausted: never,
     /** The run was aborted while a synchronous stage ran. */
@@ -118,10 +129,23 @@ export const agentMachine = setup({
     validating: {
       entry: [entered('validating'), 'validate'],
       always: [
+        { guard: 'repairable', target: 'repairing' },
         { guard: 'rejected', target: 'observing' },
         { guard: 'needsApproval', target: 'awaitingApproval' },
         { target: 'dispatching' },
       ],
+    },
+    // One attempt per turn: a repaired block is validated again, and whatever still fails is observed.
+    repairing: {
+      entry: [entered('repairing'), 'repair'],
+      on: {
+        'repair.settled': [
+          { guard: 'rejected', target: 'observing' },
+          { guard: 'needsApproval', target: 'awaitingApproval' },
+          { target: 'dispatching' },
+        ],
+        aborted: 'done',
+      },
     },
     awaitingApproval: {
       entry: [entered('awaitingApproval'), 'requestApproval'],
@@ -133,9 +157,16 @@ export const agentMachine = setup({
     dispatching: {
       entry: [entered('dispatching'), 'dispatch'],
       on: {
-        'dispatch.settled': 'observing',
+        'dispatch.settled': [{ guard: 'needsResultApproval', target: 'awaitingResultApproval' }, { target: 'observing' }],
         'dispatch.failed': 'failed',
         'budget.exhausted': 'done',
+        aborted: 'done',
+      },
+    },
+    awaitingResultApproval: {
+      entry: [entered('awaitingResultApproval'), 'requestResultApproval'],
+      on: {
+        'results.settled': 'observing',
         aborted: 'done',
       },
     },

@@ -93,3 +93,13 @@ export type { ImageMediaType, ImagePart, JsonPart, ResultPart, ResultPartInfo, T
 export { DEFAULT_MAX_INLINE_BINARY_BYTES } from './record/binary-parts.js';
 export type { LoggedImage, LoggedResult } from './record/binary-parts.js';
 export type { SessionLogOptions } from './record/session-log.js';
+export { repairWithModel } from './agent/repair-with-model.js';
+export type { RepairWithModelOptions } from './agent/repair-with-model.js';
+export type {
+  BeforeModelContext,
+  PendingResultApproval,
+  RepairContext,
+  RepairedCall,
+  RepairFunction,
+} from './agent/agent-options.js';
+export type { RepairedCallView, RepairSource } from './bus/events.js';

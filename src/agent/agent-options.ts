@@ -3,12 +3,12 @@ import type { Logger } from 'pino';
 import type { AgentStateName } from '../../machines/agent.machine.js';
 import type { Bus } from '../bus/bus.js';
 import type { CallRecord, RunReason, RunStats } from '../bus/events.js';
-import type { MessageImage, Provider, ToolChoice, Usage } from '../llm/types.js';
-import type { Args, Issue, ProtocolLimits } from '../protocol/types.js';
+import type { ChatMessage, MessageImage, ModelResponse, Provider, ToolChoice, Usage } from '../llm/types.js';
+import type { Args, CallRejection, Issue, ProtocolLimits } from '../protocol/types.js';
 import type { SessionLog } from '../record/session-log.js';
 import type { Budget, BudgetLimits } from './budget.js';
 import type { ObservedCall } from './observation-text.js';
-import type { RetryPolicy, Tool } from '../tools/types.js';
+import type { JsonSchema, LooseArgs, RetryPolicy, Tool } from '../tools/types.js';
 
 /** The options of `createAgent` (DESIGN.md §8). */
 export type AgentOptions = {
@@ -57,6 +57,55 @@ export type AgentOptions = {
   toolChoice?: ToolChoice;
   /** Caps on model calls, tokens, tool calls and wall time over the agent's life (a Budget can be shared). */
   budget?: BudgetLimits | Budget;
+  /**
+   * Rewrites what is sent to the model, just before each call (trim, summarise, inject). Gets a
+   * copy of the history: changing it changes only this request. Returning `undefined` sends the
+   * history as it is. A throw, or a value that is not a list of messages, fails the run (`error`).
+   */
+  onBeforeModel?: (messages: ChatMessage[], context: BeforeModelContext) => ChatMessage[] | undefined | Promise<ChatMessage[] | undefined>;
+  /**
+   * Tries to fix a rejected call before the model hears of the rejection: at most once per turn,
+   * between validating and observing. What it returns is validated again (never trusted) and, if
+   * it passes, runs as if the model had written it; the model is told what was fixed. Every
+   * attempt is on the bus (`tool.repaired`, `tool.repair.failed`). See `repairWithModel`.
+   */
+  repair?: RepairFunction;
+};
+
+/** What `onBeforeModel` is told about the call it may rewrite. */
+export type BeforeModelContext = {
+  agent: string;
+  /** The deliberation about to run, from 1. */
+  round: number;
+  /** True for the final-answer nudge. */
+  nudge: boolean;
+  /** The run's signal: aborted when the run is. */
+  signal: AbortSignal;
+};
+
+/** A call as a repair returns it: the tool to call (the same one when left out) and its arguments. */
+export type RepairedCall = { name?: string; args: LooseArgs };
+
+/** Fixes a rejected call, or returns `undefined` to let the rejection stand. */
+export type RepairFunction = (rejection: CallRejection, context: RepairContext) => RepairedCall | undefined | Promise<RepairedCall | undefined>;
+
+/** What a repair is given beside the rejection. */
+export type RepairContext = {
+  agent: string;
+  round: number;
+  signal: AbortSignal;
+  /**
+   * The call as the model wrote it, arguments loose (see `LooseArgs`; `{}` when they could not be
+   * read, and then a native call's text is in `argumentsText`).
+   */
+  call: { callId: string; name: string; format: 'xml' | 'native'; args: LooseArgs; argumentsText?: string };
+  /** The tools the agent may call, with their parameters. */
+  tools: readonly { name: string; description: string; parameters: JsonSchema }[];
+  /**
+   * One extra model call (the agent's provider unless another is given). Its usage counts toward
+   * the run and the budgets; a repair that calls it is reported as `by: 'model'`.
+   */
+  complete(messages: ChatMessage[], options?: { provider?: Provider; maxTokens?: number }): Promise<ModelResponse>;
 };
 
 /** Per-run options of `agent.run`. */
@@ -106,6 +155,9 @@ export type RunResult = {
 /** A call waiting for the host's decision. */
 export type PendingApproval = { callId: string; name: string; args: Args };
 
+/** A completed call whose result waits for the host's decision before the model sees it. */
+export type PendingResultApproval = { callId: string; name: string; args: Args; output: unknown };
+
 /** A live agent: an XState actor plus its provider, tools and bus. */
 export type Agent = {
   readonly name: string;
@@ -126,6 +178,15 @@ export type Agent = {
   approve(callId: string, options?: { args?: Args }): boolean;
   /** Refuses a parked call; the model is told it was `denied`, with the reason. */
   deny(callId: string, reason?: string): boolean;
+  /** Results held for approval in the current turn (tools with `needsResultApproval`). */
+  pendingResultApprovals(): PendingResultApproval[];
+  /** Lets a held result reach the model. False (and logged) when no such result waits. */
+  approveResult(callId: string): boolean;
+  /**
+   * Withholds a held result: the model is told `RESULT_REJECTED: <reason>` and never sees the
+   * output. False (and logged) when no such result waits.
+   */
+  rejectResult(callId: string, reason?: string): boolean;
   /** Aborts the current run: in-flight model and tool calls get their signals aborted. */
   abort(reason?: string): void;
   /** Stops the actor and closes the session log this agent opened. */

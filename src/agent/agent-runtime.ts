@@ -10,7 +10,7 @@ import type { Args, ProtocolLimits } from '../protocol/types.js';
 import type { SessionLog } from '../record/session-log.js';
 import type { Registry } from '../tools/registry.js';
 import type { RetryPolicy } from '../tools/types.js';
-import type { Agent, PendingApproval, RunOptions, RunResult } from './agent-options.js';
+import type { Agent, AgentOptions, PendingApproval, PendingResultApproval, RepairFunction, RunOptions, RunResult } from './agent-options.js';
 import type { Budget } from './budget.js';
 import type { Publish } from './call-model.js';
 import { stableKey } from './stable-key.js';
@@ -50,6 +50,8 @@ export type AgentConfig = {
   maxTokens: number | undefined;
   /** Checked before every model call and every turn's tool calls: the agent's, then its scene's. */
   budgets: readonly Budget[];
+  onBeforeModel: AgentOptions['onBeforeModel'];
+  repair: RepairFunction | undefined;
 };
 
 /**
@@ -135,6 +137,8 @@ export class AgentRuntime implements Agent {
       startedAt: this.config.bus.clock(),
       round: 0,
       corrections: 0,
+      repairs: 0,
+      repairTried: false,
       nudging: false,
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
       history: [],
@@ -181,6 +185,27 @@ export class AgentRuntime implements Agent {
     const entry = this.pendingEntry(callId, 'deny');
     if (entry === undefined) return false;
     return stages.decide(this, this.current!, entry, false, reason);
+  }
+
+  pendingResultApprovals(): PendingResultApproval[] {
+    const turn = this.current?.turn;
+    if (this.state !== 'awaitingResultApproval' || turn?.kind !== 'calls') return [];
+    return stages
+      .heldResults(turn)
+      .filter(({ entry }) => entry.resultRequested === true && entry.resultDecision === undefined)
+      .map(({ entry, result }) => ({ callId: entry.call.callId, name: entry.call.name, args: entry.call.args, output: result.output }));
+  }
+
+  approveResult(callId: string): boolean {
+    const entry = this.pendingResult(callId, 'approveResult');
+    if (entry === undefined) return false;
+    return stages.decideResult(this, this.current!, entry, true, 'approved');
+  }
+
+  rejectResult(callId: string, reason = 'rejected by the operator'): boolean {
+    const entry = this.pendingResult(callId, 'rejectResult');
+    if (entry === undefined) return false;
+    return stages.decideResult(this, this.current!, entry, false, typeof reason === 'string' ? reason : String(reason));
   }
 
   abort(reason = 'aborted'): void {
@@ -246,6 +271,7 @@ export class AgentRuntime implements Agent {
       rounds: run.round,
       calls: run.dispatched,
       corrections: run.corrections,
+      repairs: run.repairs,
       durationMs: this.config.bus.clock() - run.startedAt,
       usage: run.usage,
       history: run.history,
@@ -306,6 +332,20 @@ export class AgentRuntime implements Agent {
     return entry;
   }
 
+  private pendingResult(callId: string, verb: string) {
+    const run = this.current;
+    const turn = run?.turn;
+    const entry =
+      run !== undefined && !run.controller.signal.aborted && this.state === 'awaitingResultApproval' && turn?.kind === 'calls'
+        ? turn.calls.find((candidate) => candidate.call.callId === callId)
+        : undefined;
+    if (entry === undefined || entry.resultRequested !== true || entry.resultDecision !== undefined) {
+      this.config.logger.warn({ agent: this.name, callId }, `${verb} ignored: no result of this call waits for approval`);
+      return undefined;
+    }
+    return entry;
+  }
+
   /**
    * Delivers one event to the machine. Events sent while a transition runs wait in the mailbox,
    * so the machine never re-enters itself. A stage that throws never escapes: the run ends with
@@ -353,7 +393,12 @@ const LISTENER_CHECK_EVERY = 8;
 /** The machine's events carry no data: one frozen object each, shared by every agent. */
 const EVENTS = Object.freeze(
   Object.fromEntries(
-    (['run', 'model.responded', 'model.failed', 'approval.settled', 'dispatch.settled', 'dispatch.failed', 'budget.exhausted', 'aborted'] as const).map(
+    (
+      [
+        'run', 'model.responded', 'model.failed', 'repair.settled', 'approval.settled', 'dispatch.settled', 'results.settled',
+        'dispatch.failed', 'budget.exhausted', 'aborted',
+      ] as const
+    ).map(
       (type) => [type, Object.freeze({ type })],
     ),
   ),

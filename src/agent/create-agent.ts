@@ -84,6 +84,8 @@ export function resolveConfig(options: AgentOptions): AgentConfig {
     toolChoice: resolveToolChoice(options.toolChoice, name),
     maxTokens: options.maxTokens,
     budgets: resolveBudget(options.budget, name),
+    onBeforeModel: optionalFunction(options.onBeforeModel, 'onBeforeModel', name),
+    repair: optionalFunction(options.repair, 'repair', name),
   };
 }
 
@@ -158,6 +160,13 @@ function assertProvider(provider: Provider | undefined, agent: string): asserts 
   if (provider === null || typeof provider !== 'object' || typeof provider.complete !== 'function') {
     throw new ConfigError(`createAgent "${agent}": \`provider\` must have a complete(request) method (try scriptedProvider([...]))`);
   }
+}
+
+function optionalFunction<T>(value: T | undefined, option: string, agent: string): T | undefined {
+  if (value !== undefined && typeof value !== 'function') {
+    throw new ConfigError(`createAgent "${agent}": ${option} must be a function, got ${value === null ? 'null' : typeof value}`);
+  }
+  return value;
 }
 
 function positiveInteger(value: unknown, option: string, agent: string): number {

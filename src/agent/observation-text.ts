@@ -5,14 +5,21 @@ import type { CallResult } from '../tools/dispatch-turn.js';
 import { formatBytes, imagesOf, isToolResult, type ImagePart, type ToolResult } from '../tools/result-parts.js';
 
 /** A call of the turn as the model will hear about it. */
-export type ObservedCall = CallResult | { status: 'denied'; callId: string; name: string; reason: string };
+export type ObservedCall =
+  | CallResult
+  | { status: 'denied'; callId: string; name: string; reason: string }
+  /** The call ran, but the host withheld its result (`needsResultApproval`). */
+  | { status: 'result_rejected'; callId: string; name: string; reason: string };
+
+/** A rejected call that the agent's repair fixed before it ran. */
+export type RepairedNote = { callId: string; name: string; problem: string; after: { name: string; args: unknown } };
 
 /** What happened in one turn, for the observation. */
 export type TurnOutcome =
   | { kind: 'malformed'; problem: MalformedProblem }
   | { kind: 'rejected'; rejection: CallRejection; callCount: number }
   | { kind: 'empty' }
-  | { kind: 'calls'; calls: ObservedCall[] };
+  | { kind: 'calls'; calls: ObservedCall[]; repaired?: RepairedNote };
 
 export type ObservationOptions = {
   /** Characters of one output shown before the cut marker. */
@@ -61,6 +68,7 @@ export function observationText(outcome: TurnOutcome, options: ObservationOption
       };
     case 'calls': {
       const parts = outcome.calls.map((call) => describeCall(call, options));
+      if (outcome.repaired !== undefined) parts.unshift(repairNote(outcome.repaired));
       return { ok: outcome.calls.every((call) => call.status === 'completed'), text: parts.join('\n\n') };
     }
   }
@@ -83,7 +91,16 @@ export function describeCall(call: ObservedCall, options: ObservationOptions): s
     }
     case 'denied':
       return `${head} was denied by the operator and did not run: ${quote(call.reason)}`;
+    case 'result_rejected':
+      return `${head} ran, but its result was withheld: RESULT_REJECTED: ${quote(call.reason)}`;
   }
+}
+
+/** Tells the model its call was fixed before it ran, and how, so it writes it right next time. */
+export function repairNote(note: RepairedNote): string {
+  const after = plainJson(note.after.args, 500) ?? '(arguments too long to show)';
+  const renamed = note.after.name === note.name ? '' : ` as ${note.after.name}`;
+  return `Note: ${note.name} (${note.callId}) was rejected (${quote(note.problem)}) and repaired before it ran${renamed}, with arguments ${quote(after)}. Write calls that way next time.`;
 }
 
 function quoteOutput(output: unknown, callId: string, maxChars: number): string {

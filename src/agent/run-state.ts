@@ -4,6 +4,7 @@ import type { CallRejection, Issue, MalformedProblem, ParsedOutput, ToolCall } f
 import type { CallResult } from '../tools/dispatch-turn.js';
 import type { Tool } from '../tools/types.js';
 import type { PendingObservation, RunResult } from './agent-options.js';
+import type { RepairedNote } from './observation-text.js';
 import type { BudgetRefusal } from './budget.js';
 
 /** A validated call with its tool and, when gated, its approval state. */
@@ -18,7 +19,18 @@ export type TurnCall = {
   announced?: boolean;
   /** Stable form of the requested arguments, to bind an approval to them. */
   argsKey?: string;
+  /** For a completed call of a tool with `needsResultApproval`: whether its result is held. */
+  resultGate?: boolean | Promise<boolean> | Error;
+  /** Set when `tool.result.approval.requested` is published: the result is pending from then on. */
+  resultRequested?: boolean;
+  /** The host's (or a failing predicate's) decision on the held result. */
+  resultDecision?: { approved: boolean; reason: string };
+  /** Set once the result decision was published. */
+  resultAnnounced?: boolean;
 };
+
+/** A rejected call the agent's repair fixed: what the model is told. */
+export type RepairNote = RepairedNote;
 
 /** What the current turn produced, for the guards and the observation. */
 export type Turn =
@@ -26,7 +38,7 @@ export type Turn =
   | { kind: 'malformed'; problem: MalformedProblem }
   | { kind: 'empty' }
   | { kind: 'rejected'; rejection: CallRejection; callCount: number }
-  | { kind: 'calls'; calls: TurnCall[]; results?: CallResult[] };
+  | { kind: 'calls'; calls: TurnCall[]; results?: CallResult[]; repaired?: RepairNote };
 
 /** The mutable state of one `agent.run`. */
 export type RunState = {
@@ -37,6 +49,10 @@ export type RunState = {
   startedAt: number;
   round: number;
   corrections: number;
+  /** Rejected calls a repair fixed. */
+  repairs: number;
+  /** Set once this turn's repair was tried: at most one attempt per turn. */
+  repairTried: boolean;
   nudging: boolean;
   usage: Usage;
   history: CallRecord[];

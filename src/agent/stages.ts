@@ -1,18 +1,21 @@
 import pLimit from 'p-limit';
 import type { AgentStateName } from '../../machines/agent.machine.js';
-import type { TroupeEvents } from '../bus/events.js';
+import type { RepairSource, TroupeEvents } from '../bus/events.js';
 import { parseNativeCalls } from '../protocol/parse-native.js';
 import { parseOutput, type ParseOptions } from '../protocol/parse-output.js';
-import type { MalformedProblem, ParsedOutput } from '../protocol/types.js';
+import type { MalformedProblem, ParsedOutput, ToolCall } from '../protocol/types.js';
 import { createToolLimiters } from '../tools/acquire-slot.js';
 import { dispatchTurnNow, type CallResult } from '../tools/dispatch-turn.js';
+import { checkLooseArguments, looseArguments, rawCallWith } from '../tools/loose-arguments.js';
+import type { LooseArgs } from '../tools/types.js';
 import { validateCalls } from '../tools/validate-calls.js';
 import type { AgentRuntime } from './agent-runtime.js';
 import { callModel } from './call-model.js';
 import { streamModel } from './stream-model.js';
-import type { ChatMessage, MessageImage, ModelResponse } from '../llm/types.js';
-import { callImages, describeCall, observationText, wrapObservation, type ObservationOptions, type ObservedCall, type TurnOutcome } from './observation-text.js';
-import type { RunState, TurnCall } from './run-state.js';
+import type { ChatMessage, MessageImage, ModelRequest, ModelResponse, Provider } from '../llm/types.js';
+import type { RepairContext, RepairedCall } from './agent-options.js';
+import { callImages, describeCall, observationText, repairNote, wrapObservation, type ObservationOptions, type ObservedCall, type TurnOutcome } from './observation-text.js';
+import type { RepairNote, RunState, Turn, TurnCall } from './run-state.js';
 import { stableKey } from './stable-key.js';
 import { spendFrom, type Spend } from './budget.js';
 
@@ -33,8 +36,10 @@ const STATE_NAMES: readonly AgentStateName[] = [
   'deliberating',
   'parsing',
   'validating',
+  'repairing',
   'awaitingApproval',
   'dispatching',
+  'awaitingResultApproval',
   'observing',
   'done',
   'failed',
@@ -61,6 +66,7 @@ export function deliberate(host: AgentRuntime): void {
   if (refusedByBudget(host, run, ONE_MODEL_CALL)) return;
   run.round++;
   run.turn = NO_TURN;
+  run.repairTried = false;
   if (run.nudging) {
     run.messages.push({
       role: 'user',
@@ -70,8 +76,57 @@ export function deliberate(host: AgentRuntime): void {
     });
   }
   const request = host.request(run);
+  const hook = host.config.onBeforeModel;
+  if (hook === undefined) return ask(host, run, request);
+  let rewritten: ReturnType<typeof hook>;
+  try {
+    // A copy: the hook shapes this request only, never the run's history.
+    rewritten = hook(structuredClone(run.messages), { agent: host.name, round: run.round, nudge: run.nudging, signal: run.controller.signal });
+  } catch (error) {
+    return beforeModelFailed(host, run, error);
+  }
+  const onMessages = (messages: ChatMessage[] | undefined): void => {
+    if (host.current !== run || run.finished || run.controller.signal.aborted) return;
+    if (messages === undefined) return ask(host, run, request);
+    const problem = messageListProblem(messages);
+    if (problem !== undefined) return beforeModelFailed(host, run, new Error(problem));
+    ask(host, run, { ...request, messages });
+  };
+  if (rewritten instanceof Promise) {
+    rewritten.then(onMessages, (error: unknown) => {
+      if (host.current === run && !run.finished && !run.controller.signal.aborted) beforeModelFailed(host, run, error);
+    });
+  } else {
+    onMessages(rewritten);
+  }
+}
+
+/** A throwing or misbehaving `onBeforeModel` is the host's bug: the run fails, naming it. */
+function beforeModelFailed(host: AgentRuntime, run: RunState, error: unknown): void {
+  run.error = `onBeforeModel failed: ${error instanceof Error ? error.message : String(error)}`;
+  host.send(run, 'model.failed');
+}
+
+const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
+
+function messageListProblem(messages: unknown): string | undefined {
+  if (!Array.isArray(messages)) return `it must return an array of messages or undefined, got ${messages === null ? 'null' : typeof messages}`;
+  if (messages.length === 0) return 'it returned no messages';
+  for (const [index, message] of messages.entries()) {
+    const { role, content, callId, name } = (message ?? {}) as { role?: unknown; content?: unknown; callId?: unknown; name?: unknown };
+    if (typeof role !== 'string' || !ROLES.has(role) || typeof content !== 'string') {
+      return `message ${index} is not a chat message ({ role: 'system' | 'user' | 'assistant' | 'tool', content: string })`;
+    }
+    // Providers pair a tool message with its call by id: one without would be refused there, later and less clearly.
+    if (role === 'tool' && (typeof callId !== 'string' || typeof name !== 'string')) return `message ${index} is a tool message without its callId and name`;
+  }
+  return undefined;
+}
+
+/** Sends the request to the model and reports its answer to the machine. */
+function ask(host: AgentRuntime, run: RunState, request: ModelRequest): void {
   const { provider } = host.config;
-  const requestData: TroupeEvents['llm.request'] = { round: run.round, provider: provider.name, messageCount: run.messages.length, nudge: run.nudging };
+  const requestData: TroupeEvents['llm.request'] = { round: run.round, provider: provider.name, messageCount: request.messages.length, nudge: run.nudging };
   if (provider.model !== undefined) requestData.model = provider.model;
   const requested = host.publish('llm.request', requestData);
   run.cause = requested.id;
@@ -194,14 +249,120 @@ export function validate(host: AgentRuntime): void {
     }
     return;
   }
+  acceptCalls(host, run, outcome.value, undefined);
+}
+
+/** Publishes `action.parsed` for the validated calls and makes them the turn's. */
+function acceptCalls(host: AgentRuntime, run: RunState, calls: ToolCall[], repaired: RepairNote | undefined): void {
   run.cause = host.publish('action.parsed', {
-    calls: outcome.value.map(({ callId, name, args }) => ({ callId, name, args })),
+    calls: calls.map(({ callId, name, args }) => ({ callId, name, args })),
   }).id;
-  const entries: TurnCall[] = outcome.value.map((call) => {
-    const tool = registry.get(call.name)!;
+  const entries: TurnCall[] = calls.map((call) => {
+    const tool = host.config.registry.get(call.name)!;
     return { call, tool, gate: approvalGate(tool.needsApproval, call.args) };
   });
-  run.turn = { kind: 'calls', calls: entries };
+  run.turn = repaired === undefined ? { kind: 'calls', calls: entries } : { kind: 'calls', calls: entries, repaired };
+}
+
+/**
+ * Tries the agent's repair on the rejected call, once per turn. A fix is validated again with the
+ * rest of the block; it reports `repair.settled` whatever came of it, and the guards read the turn.
+ */
+export function repair(host: AgentRuntime): void {
+  const run = active(host);
+  run.repairTried = true;
+  const { rejection } = run.turn as Extract<Turn, { kind: 'rejected' }>;
+  const calls = run.parsed!.calls;
+  const index = calls.findIndex((candidate) => candidate.callId === rejection.callId);
+  const raw = calls[index];
+  const { callId, name, issues } = rejection;
+  let by: RepairSource = 'function';
+  const failed = (reason: string): void => {
+    if (host.current !== run || run.finished || run.controller.signal.aborted) return;
+    run.cause = host.publish('tool.repair.failed', { callId, name, by, reason, issues }).id;
+    host.send(run, 'repair.settled');
+  };
+  if (raw === undefined) return failed('the rejected call is not in the block');
+  const { limits } = host.config;
+  const loose = looseArguments(raw, limits);
+  const before: LooseArgs = loose.ok ? loose.value : {};
+  const context: RepairContext = {
+    agent: host.name,
+    round: run.round,
+    signal: run.controller.signal,
+    call: { callId, name: raw.name, format: raw.format, args: structuredClone(before), ...(raw.format === 'native' && { argumentsText: raw.argumentsText }) },
+    tools: toolViews(host),
+    complete: (messages, options) => {
+      by = 'model';
+      return repairModelCall(host, run, messages, options);
+    },
+  };
+  const onFix = (fixed: RepairedCall | undefined): void => {
+    if (host.current !== run || run.finished || run.controller.signal.aborted) return;
+    if (fixed === undefined || fixed === null) return failed('the repair offered no fix');
+    if (typeof fixed !== 'object' || (fixed.name !== undefined && typeof fixed.name !== 'string')) {
+      return failed('the repair must return { name?: string, args: object } or undefined');
+    }
+    const checked = checkLooseArguments(fixed.args, limits, 'repair');
+    if (!checked.ok) return failed(checked.problem);
+    const { registry, allowed } = host.config;
+    const outcome = validateCalls(calls.with(index, rawCallWith(raw, checked.value, fixed.name ?? raw.name)), {
+      registry,
+      limits,
+      ...(allowed !== undefined && { allowed }),
+    });
+    if (!outcome.ok) {
+      const problem = outcome.problem;
+      return failed(`the repaired block was rejected too: ${problem.kind === 'malformed' ? problem.problem.message : problem.rejection.message}`);
+    }
+    const after = outcome.value[index]!;
+    run.repairs++;
+    const view = { name: after.name, args: after.args };
+    run.cause = host.publish('tool.repaired', { callId, name, before: { name: raw.name, args: before }, after: view, by, issues }).id;
+    acceptCalls(host, run, outcome.value, { callId, name: raw.name, problem: rejection.message, after: view });
+    host.send(run, 'repair.settled');
+  };
+  const reject = (error: unknown): void => failed(`the repair threw: ${error instanceof Error ? error.message : String(error)}`);
+  let answer: ReturnType<NonNullable<typeof host.config.repair>>;
+  try {
+    answer = host.config.repair!(rejection, context);
+  } catch (error) {
+    return reject(error);
+  }
+  if (answer instanceof Promise) answer.then(onFix, reject);
+  else onFix(answer);
+}
+
+/** The agent's tools as a repair sees them (the ones it may call). */
+function toolViews(host: AgentRuntime): RepairContext['tools'] {
+  const { registry, allowed } = host.config;
+  return registry
+    .tools()
+    .filter((tool) => allowed === undefined || allowed.has(tool.name))
+    .map(({ name, description, parameters }) => ({ name, description, parameters }));
+}
+
+/** A repair's extra model call: budgeted and counted like a deliberation, not published as one. */
+async function repairModelCall(
+  host: AgentRuntime,
+  run: RunState,
+  messages: ChatMessage[],
+  options: { provider?: Provider; maxTokens?: number } = {},
+): Promise<ModelResponse> {
+  const { budgets } = host.config;
+  const refusing = budgets.length === 0 ? undefined : spendFrom(budgets, ONE_MODEL_CALL);
+  if (refusing !== undefined) throw new Error(refusing.exhausted!.message);
+  const provider = options.provider ?? host.config.provider;
+  const request: ModelRequest = { messages, signal: run.controller.signal, round: run.round, agent: host.name };
+  if (options.maxTokens !== undefined) request.maxTokens = options.maxTokens;
+  const response = await provider.complete(request);
+  if (response?.usage !== undefined && host.current === run) {
+    run.usage.inputTokens += response.usage.inputTokens;
+    run.usage.outputTokens += response.usage.outputTokens;
+    run.usage.totalTokens += response.usage.totalTokens;
+    for (const budget of budgets) budget.charge({ tokens: response.usage.totalTokens });
+  }
+  return response;
 }
 
 /** Publishes `action.malformed` and makes the turn one the model must correct. */
@@ -286,6 +447,85 @@ function settleApprovalsIfDone(host: AgentRuntime, run: RunState): void {
   if (!waiting && host.state === 'awaitingApproval') host.send(run, 'approval.settled');
 }
 
+/** The turn's completed calls whose tool may hold results for approval, with their results. */
+export function heldResults(turn: Extract<Turn, { kind: 'calls' }>): { entry: TurnCall; result: Extract<CallResult, { status: 'completed' }> }[] {
+  const results = turn.results ?? [];
+  const held: { entry: TurnCall; result: Extract<CallResult, { status: 'completed' }> }[] = [];
+  let next = 0;
+  for (const entry of turn.calls) {
+    // Results line up with the calls that ran: denied calls have none.
+    if (entry.decision !== undefined && !entry.decision.approved) continue;
+    const result = results[next++];
+    const gate = entry.tool.needsResultApproval;
+    if (result?.status === 'completed' && gate !== undefined && gate !== false) held.push({ entry, result });
+  }
+  return held;
+}
+
+/** Settles result-approval predicates, then holds the results a human must decide. */
+export function requestResultApproval(host: AgentRuntime): void {
+  const run = active(host);
+  const held = heldResults(run.turn as Extract<Turn, { kind: 'calls' }>);
+  for (const { entry, result } of held) entry.resultGate = resultGate(entry.tool.needsResultApproval, result.output, entry.call.args);
+  Promise.all(
+    held.map(async ({ entry }) => {
+      if (entry.resultGate instanceof Promise) {
+        try {
+          entry.resultGate = (await entry.resultGate) === true;
+        } catch (error) {
+          entry.resultGate = error instanceof Error ? error : new Error(String(error));
+        }
+      }
+    }),
+  ).then(() => {
+    for (const { entry, result } of held) {
+      if (host.current !== run || run.finished || run.controller.signal.aborted) return;
+      if (entry.resultDecision !== undefined) continue;
+      if (entry.resultGate instanceof Error) {
+        // Fail closed: a predicate that throws withholds the result.
+        decideResult(host, run, entry, false, `result approval check failed: ${entry.resultGate.message}`);
+      } else if (entry.resultGate === true) {
+        entry.resultRequested = true;
+        const { callId, name, args } = entry.call;
+        host.publish('tool.result.approval.requested', { callId, name, args, output: result.output });
+      }
+    }
+    if (host.current === run && !run.finished) settleResultsIfDone(host, run);
+  });
+}
+
+function resultGate(needs: TurnCall['tool']['needsResultApproval'], output: unknown, args: TurnCall['call']['args']): NonNullable<TurnCall['resultGate']> {
+  if (needs === undefined || needs === false) return false;
+  if (needs === true) return true;
+  try {
+    const answer = needs(output, args);
+    return answer instanceof Promise ? answer : answer === true;
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/** Records the host's decision on a held result; the turn is observed once every result is decided. */
+export function decideResult(host: AgentRuntime, run: RunState, entry: TurnCall, approved: boolean, reason: string): boolean {
+  entry.resultDecision = { approved, reason };
+  // As with call approvals: announced after the caller returns, never ahead of the request event.
+  queueMicrotask(() => {
+    if (host.current !== run || run.finished) return;
+    const { callId, name } = entry.call;
+    entry.resultAnnounced = true;
+    host.publish('tool.result.approval.resolved', { callId, name, approved, reason });
+    settleResultsIfDone(host, run);
+  });
+  return true;
+}
+
+function settleResultsIfDone(host: AgentRuntime, run: RunState): void {
+  const turn = run.turn;
+  if (turn.kind !== 'calls') return;
+  const waiting = heldResults(turn).some(({ entry }) => entry.resultGate !== false && entry.resultAnnounced !== true);
+  if (!waiting && host.state === 'awaitingResultApproval') host.send(run, 'results.settled');
+}
+
 /** Runs the turn's approved calls; reports `dispatch.settled`, `aborted` or `dispatch.failed`. */
 export function dispatch(host: AgentRuntime): void {
   const run = active(host);
@@ -349,7 +589,7 @@ export function observe(host: AgentRuntime): void {
   let observed: ObservedCall[] = [];
   if (turn.kind === 'calls') {
     observed = recordCalls(run, turn.calls);
-    outcome = { kind: 'calls', calls: observed };
+    outcome = turn.repaired === undefined ? { kind: 'calls', calls: observed } : { kind: 'calls', calls: observed, repaired: turn.repaired };
     run.corrections = 0;
     // Corrected: the earlier problems no longer describe how the run is going.
     run.lastIssues = undefined;
@@ -371,7 +611,8 @@ export function observe(host: AgentRuntime): void {
     // Every native call needs its own tool message, whatever became of it.
     for (const call of toolCalls) {
       const entry = observed.find((item) => item.callId === call.id);
-      const message: ChatMessage = { role: 'tool', callId: call.id, name: call.name, content: entry !== undefined ? describeCall(entry, options) : text };
+      const repaired = turn.kind === 'calls' && turn.repaired?.callId === call.id ? `${repairNote(turn.repaired)}\n` : '';
+      const message: ChatMessage = { role: 'tool', callId: call.id, name: call.name, content: entry !== undefined ? repaired + describeCall(entry, options) : text };
       const attached = entry !== undefined && images !== 'none' ? callImages(entry) : [];
       if (attached.length > 0 && images === 'tool') message.images = attached;
       else shown.push(...attached);
@@ -409,8 +650,14 @@ function recordCalls(run: RunState, entries: TurnCall[]): ObservedCall[] {
     }
     const result = results[next++];
     if (result === undefined) continue;
-    observed.push(result);
     run.dispatched++;
+    if (entry.resultDecision !== undefined && !entry.resultDecision.approved) {
+      // The call ran; the model hears only that its result was withheld, and why.
+      observed.push({ status: 'result_rejected', callId, name, reason: entry.resultDecision.reason });
+      run.history.push({ callId, name, round: run.round, outcome: 'result_rejected', durationMs: result.durationMs, attempts: result.attempts });
+      continue;
+    }
+    observed.push(result);
     const outcome = result.status === 'completed' ? 'completed' : result.error.kind === 'aborted' ? 'aborted' : 'failed';
     run.history.push({ callId, name, round: run.round, outcome, durationMs: result.durationMs, attempts: result.attempts });
   }
@@ -422,6 +669,8 @@ function recordCalls(run: RunState, entries: TurnCall[]): ObservedCall[] {
 export function finish(host: AgentRuntime): void {
   const run = host.current;
   if (run === undefined) return;
+  // Aborted while results waited for approval: the calls ran, and the history says so.
+  if (run.turn.kind === 'calls' && run.turn.results !== undefined) recordCalls(run, run.turn.calls);
   if (run.controller.signal.aborted) return host.settle(run, 'aborted');
   if (run.budgetRefusal !== undefined) return host.settle(run, 'budget');
   if (guards.turnOver(host)) return host.settle(run, 'turn_ended');
@@ -453,6 +702,20 @@ export const guards = {
   rejected: (host: AgentRuntime) => {
     const kind = active(host).turn.kind;
     return kind === 'rejected' || kind === 'malformed';
+  },
+  repairable: (host: AgentRuntime) => {
+    const run = active(host);
+    return run.turn.kind === 'rejected' && host.config.repair !== undefined && !run.repairTried;
+  },
+  needsResultApproval: (host: AgentRuntime) => {
+    const turn = active(host).turn;
+    if (turn.kind !== 'calls') return false;
+    // Most turns have no such tool: ask without building the list.
+    for (const entry of turn.calls) {
+      const gate = entry.tool.needsResultApproval;
+      if (gate !== undefined && gate !== false) return heldResults(turn).length > 0;
+    }
+    return false;
   },
   needsApproval: (host: AgentRuntime) => {
     const turn = active(host).turn;

@@ -16,6 +16,12 @@ export const CATALOGUE_VERSION = 1;
 
 export type { AgentStateName };
 
+/** A call before or after repair: its tool name and arguments (loose before, validated after). */
+export type RepairedCallView = { name: string; args: Readonly<Record<string, unknown>> };
+
+/** Who repaired: the agent's repair function alone, or one that asked a model. */
+export type RepairSource = 'function' | 'model';
+
 /** Why a run ended. */
 export type RunReason = 'final_answer' | 'max_rounds' | 'turn_ended' | 'budget' | 'aborted' | 'error';
 
@@ -24,7 +30,8 @@ export type CallRecord = {
   callId: string;
   name: string;
   round: number;
-  outcome: 'completed' | 'failed' | 'rejected' | 'denied' | 'aborted';
+  /** `result_rejected`: the call ran, but its result was withheld from the model. */
+  outcome: 'completed' | 'failed' | 'rejected' | 'denied' | 'aborted' | 'result_rejected';
   durationMs: number;
   attempts: number;
 };
@@ -35,6 +42,8 @@ export type RunStats = {
   /** Calls dispatched (completed or failed). */
   calls: number;
   corrections: number;
+  /** Rejected calls the agent's `repair` fixed, so they ran. */
+  repairs: number;
   durationMs: number;
   usage: Usage;
   history: CallRecord[];
@@ -104,6 +113,17 @@ export type TroupeEvents = {
   'bus.error': { eventType: string; eventId: string; message: string };
   /** The session log could not write an event, or quarantined a torn line. */
   'log.error': { message: string; path?: string };
+  /**
+   * The agent's `repair` turned a rejected call into one that passed validation; it runs as if the
+   * model had written `after`. `by` is `model` when the repair asked a model.
+   */
+  'tool.repaired': { callId: string; name: string; before: RepairedCallView; after: RepairedCallView; by: RepairSource; issues: Issue[] };
+  /** The agent's `repair` declined, threw, or gave a call that failed validation again; the rejection stands. */
+  'tool.repair.failed': { callId: string; name: string; by: RepairSource; reason: string; issues: Issue[] };
+  /** A completed call's result waits for the host before the model sees it. */
+  'tool.result.approval.requested': { callId: string; name: string; args: Args; output: unknown };
+  /** The host approved or rejected a held result (or its predicate threw: rejected, never asked). */
+  'tool.result.approval.resolved': { callId: string; name: string; approved: boolean; reason?: string };
   /** The inspector paused or resumed a stepped scene (its tick gate); `tick` is the last tick run. */
   'inspector.paused': { paused: boolean; tick: number };
 };

@@ -56,6 +56,14 @@ export function formatEvent(event: Envelope, style: Styler = plain): string[] {
       return [`  ${style('warn', '?')} ${who} ${style('tool', call(event.data.name, event.data.args))} waits for approval`];
     case 'tool.approval.resolved':
       return [`  ${style(event.data.approved ? 'ok' : 'warn', event.data.approved ? '✓ approved' : '✗ denied')} ${style('tool', event.data.name)}${event.data.reason === undefined ? '' : `: ${event.data.reason}`}`];
+    case 'tool.result.approval.requested':
+      return [`  ${style('warn', '?')} ${who} ${style('tool', event.data.name)} result waits for approval: ${brief(event.data.output)}`];
+    case 'tool.result.approval.resolved':
+      return [`  ${style(event.data.approved ? 'ok' : 'warn', event.data.approved ? '✓ result approved' : '✗ result rejected')} ${style('tool', event.data.name)}${event.data.reason === undefined ? '' : `: ${event.data.reason}`}`];
+    case 'tool.repaired': {
+      const { before, after, by } = event.data;
+      return [`  ${style('warn', '⚒ repaired')} ${who} ${style('tool', call(before.name, before.args))} → ${style('tool', call(after.name, after.args))} (by ${by})`];
+    }
     case 'llm.error':
       return [`  ${style('error', '!')} ${who} model error (${event.data.kind}, attempt ${event.data.attempt}): ${event.data.message}`];
     case 'budget.exhausted':

@@ -15,7 +15,7 @@ export type ControlTarget = {
   gate: TickGate | undefined;
 };
 
-const TYPES = ['approve', 'deny', 'pause', 'resume', 'step'] as const;
+const TYPES = ['approve', 'deny', 'approveResult', 'rejectResult', 'pause', 'resume', 'step'] as const;
 const MAX_NAME = 256;
 const MAX_REASON = 2_000;
 
@@ -33,16 +33,18 @@ export function parseControlCommand(body: unknown): Outcome<ControlCommand, Cont
   }
   const agent = fields.agent as string;
   const callId = fields.callId as string;
-  if (type === 'approve') return success({ type, agent, callId });
+  if (type === 'approve' || type === 'approveResult') return success({ type, agent, callId });
+  const refusal = type as 'deny' | 'rejectResult';
   const reason = fields.reason;
-  if (reason === undefined) return success({ type: 'deny', agent, callId });
+  if (reason === undefined) return success({ type: refusal, agent, callId });
   if (typeof reason !== 'string' || reason.length > MAX_REASON) return bad(`"reason" must be a string of at most ${MAX_REASON} characters`);
-  return success({ type: 'deny', agent, callId, reason });
+  return success({ type: refusal, agent, callId, reason });
 }
 
 /**
  * Carries out a command. Approve and deny go to the agent's own `approve`/`deny` (which check the
- * call is still waiting); pause, resume and step turn the tick gate of a stepped scene.
+ * call is still waiting), approveResult and rejectResult to `approveResult`/`rejectResult` (which
+ * check the result is still held); pause, resume and step turn the tick gate of a stepped scene.
  */
 export function runControlCommand(command: ControlCommand, target: ControlTarget): Outcome<void, ControlProblem> {
   if (target.mode === 'log') return failure({ status: 409, error: 'this is a session log: nothing to control' });
@@ -56,6 +58,17 @@ export function runControlCommand(command: ControlCommand, target: ControlTarget
       return failure({
         status: 409,
         error: `no call ${JSON.stringify(command.callId)} of ${command.agent} is waiting for approval (already decided, aborted, or never asked)`,
+      });
+    }
+    case 'approveResult':
+    case 'rejectResult': {
+      const agent = target.scene?.agents.get(command.agent)?.agent ?? target.agents.get(command.agent);
+      if (agent === undefined) return failure({ status: 404, error: `no agent named ${JSON.stringify(command.agent)}` });
+      const done = command.type === 'approveResult' ? agent.approveResult(command.callId) : agent.rejectResult(command.callId, command.reason);
+      if (done) return success(undefined);
+      return failure({
+        status: 409,
+        error: `no result of call ${JSON.stringify(command.callId)} of ${command.agent} is waiting for approval (already decided, aborted, or never held)`,
       });
     }
     default:

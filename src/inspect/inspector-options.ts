@@ -84,6 +84,10 @@ export type InspectorState = {
 export type ControlCommand =
   | { type: 'approve'; agent: string; callId: string }
   | { type: 'deny'; agent: string; callId: string; reason?: string }
+  /** Lets a result held by `needsResultApproval` reach the model. */
+  | { type: 'approveResult'; agent: string; callId: string }
+  /** Withholds a held result: the model is told `RESULT_REJECTED` with the reason. */
+  | { type: 'rejectResult'; agent: string; callId: string; reason?: string }
   | { type: 'pause' }
   | { type: 'resume' }
   | { type: 'step' };

@@ -15,6 +15,7 @@ export const TOOL_DEFAULTS = Object.freeze({
   timeoutMs: 30_000,
   idempotent: false,
   needsApproval: false,
+  needsResultApproval: false,
   verbatimParams: Object.freeze([]) as readonly string[],
   retry: Object.freeze({ attempts: 1, backoffMs: 100, maxBackoffMs: 5_000 }) as Readonly<Required<RetryPolicy>>,
 });
@@ -24,7 +25,7 @@ const MAX_TIMER_MS = 2_147_483_647;
 
 const OPTION_NAMES = [
   'kind', 'name', 'description', 'parameters', 'readOnly', 'timeoutMs', 'retry', 'idempotent',
-  'needsApproval', 'verbatimParams', 'concurrency', 'execute',
+  'needsApproval', 'needsResultApproval', 'prepareArguments', 'verbatimParams', 'concurrency', 'execute',
 ];
 
 // Immutable association from a tool to its compiled validators: a Tool stays plain frozen data.
@@ -71,6 +72,13 @@ export function defineTool<TArgs extends Args = Args, TOutput = unknown>(
   checkBoolean(definition.idempotent, 'idempotent', fail);
   if (definition.needsApproval !== undefined && typeof definition.needsApproval !== 'boolean' && typeof definition.needsApproval !== 'function') {
     fail('needsApproval must be a boolean or a function (args) => boolean');
+  }
+  const resultApproval = definition.needsResultApproval;
+  if (resultApproval !== undefined && typeof resultApproval !== 'boolean' && typeof resultApproval !== 'function') {
+    fail('needsResultApproval must be a boolean or a function (output, args) => boolean');
+  }
+  if (definition.prepareArguments !== undefined && typeof definition.prepareArguments !== 'function') {
+    fail(`prepareArguments must be a function (args, context) => args, got ${typeof definition.prepareArguments}`);
   }
   if (definition.timeoutMs !== undefined) checkTimeout(definition.timeoutMs, fail);
   if (definition.concurrency !== undefined) checkConcurrency(definition.concurrency, fail);

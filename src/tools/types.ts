@@ -78,6 +78,23 @@ export type CallDispatcher = {
   dispatch(calls: readonly { call: ToolCall; tool: Tool }[], enclosing: readonly string[]): Promise<CallResult[]>;
 };
 
+/**
+ * A call's arguments before they are checked: for a native call the parsed JSON object; for an
+ * XML call each argument's text as written (a repeated element gives an array of texts). Values
+ * returned for an XML call are read back the same way: strings as argument text, anything else
+ * as JSON text.
+ */
+export type LooseArgs = Record<string, unknown>;
+
+/** What `prepareArguments` is told about the call. */
+export type PrepareContext = {
+  callId: string;
+  /** The tool's name. */
+  name: string;
+  /** How the model wrote the call: an `<ACTION>` element or a native function call. */
+  format: 'xml' | 'native';
+};
+
 /** The options of `defineTool` (DESIGN.md §8). */
 export type ToolDefinition<TArgs extends Args = Args, TOutput = unknown> = {
   /** `^[A-Za-z][A-Za-z0-9_-]{0,63}$`, not a reserved or prototype name. */
@@ -95,6 +112,17 @@ export type ToolDefinition<TArgs extends Args = Args, TOutput = unknown> = {
   idempotent?: boolean;
   /** Park the agent for approval before running: always, or when the predicate says so. */
   needsApproval?: boolean | Bivariant<(args: TArgs) => boolean | Promise<boolean>>;
+  /**
+   * Hold the call's result for approval before the model sees it: always, or when the predicate
+   * says so. A predicate that throws withholds the result (fails closed). Failed calls are not held.
+   */
+  needsResultApproval?: boolean | Bivariant<(output: TOutput, args: TArgs) => boolean | Promise<boolean>>;
+  /**
+   * Maps loose or legacy arguments before they are checked (renamed or moved parameters, old
+   * shapes). Its output is checked against `parameters` like anything the model writes; a throw
+   * rejects the call with `invalid_arguments`. Synchronous. Returning `undefined` keeps the input.
+   */
+  prepareArguments?: (args: LooseArgs, context: PrepareContext) => LooseArgs | undefined;
   /** String parameters kept verbatim (only one leading and trailing newline removed). */
   verbatimParams?: readonly string[];
   /** At most this many concurrent executions of this tool per dispatcher. */

@@ -7,8 +7,10 @@ import { failure, success, type Outcome } from '../outcome.js';
 import { isForbiddenName } from '../protocol/forbidden-names.js';
 import type { CallRejection, Issue, MalformedProblem, ProtocolLimits, RawCall, ToolCall } from '../protocol/types.js';
 import { describeAjvErrors } from './describe-ajv-error.js';
+import { checkLooseArguments, looseArguments, rawCallWith } from './loose-arguments.js';
 import { normalizeNativeArguments, normalizeXmlArguments } from './normalize-arguments.js';
 import type { Registry } from './registry.js';
+import type { Tool } from './types.js';
 import { suggestName } from './suggest-name.js';
 
 /** Why a block cannot run: malformed as a whole (`action.malformed`) or one call rejected (`tool.rejected`). */
@@ -81,6 +83,11 @@ function validateCall(
     return rejected({ callId, name, code: 'not_permitted', category: 'not_permitted', message, issues: [{ category: 'not_permitted', message, property: name, allowed: permitted }] });
   }
 
+  if (tool.prepareArguments !== undefined) {
+    const prepared = prepareCall(call, tool.prepareArguments, limits);
+    if (!prepared.ok) return prepared;
+    call = prepared.value;
+  }
   const compiled = registry.validatorOf(tool);
   const normalized =
     call.format === 'xml'
@@ -96,6 +103,30 @@ function validateCall(
     return invalidArguments(callId, name, describeAjvErrors(compiled.validate.errors ?? [], tool.parameters, args));
   }
   return success({ callId, name, args });
+}
+
+/**
+ * Runs the tool's `prepareArguments` on the loose arguments and gives back a raw call of the same
+ * format, which the rest of validation reads as if the model had written it.
+ */
+function prepareCall(call: RawCall, prepare: NonNullable<Tool['prepareArguments']>, limits: ProtocolLimits): Outcome<RawCall, ValidationProblem> {
+  const { callId, name } = call;
+  const loose = looseArguments(call, limits);
+  if (!loose.ok) {
+    const problem = loose.problem;
+    return problem.kind === 'malformed' ? malformed(problem.problem) : invalidArguments(callId, name, problem.issue);
+  }
+  let returned: unknown;
+  try {
+    returned = prepare(loose.value, { callId, name, format: call.format });
+  } catch (error) {
+    const message = `the tool could not read these arguments: ${error instanceof Error ? error.message : String(error)}`;
+    return invalidArguments(callId, name, { category: 'validation_error', message, keyword: 'prepareArguments' });
+  }
+  if (returned === undefined) return success(call);
+  const checked = checkLooseArguments(returned, limits, 'prepareArguments');
+  if (!checked.ok) return invalidArguments(callId, name, { category: 'validation_error', message: checked.problem, keyword: 'prepareArguments' });
+  return success(rawCallWith(call, checked.value));
 }
 
 function invalidArguments(callId: string, name: string, issue: Issue): Outcome<never, ValidationProblem> {

@@ -5,15 +5,16 @@ import { agentMachine, type AgentMachineEvent } from '../../machines/agent.machi
 import { compileFlatMachine } from '../../src/agent/flat-machine.js';
 
 const GUARDS = [
-  'nudged', 'malformed', 'hasCalls', 'rejected', 'needsApproval',
-  'anyApproved', 'correctionsExhausted', 'abortRequested', 'roundsExhausted',
+  'nudged', 'malformed', 'hasCalls', 'rejected', 'repairable', 'needsApproval',
+  'anyApproved', 'needsResultApproval', 'correctionsExhausted', 'abortRequested', 'roundsExhausted',
 ] as const;
 const ACTIONS = [
-  'entered', 'deliberate', 'parse', 'validate', 'requestApproval',
-  'dispatch', 'observe', 'finish', 'fail', 'nudge',
+  'entered', 'deliberate', 'parse', 'validate', 'repair', 'requestApproval',
+  'dispatch', 'requestResultApproval', 'observe', 'finish', 'fail', 'nudge',
 ] as const;
 const EVENTS: AgentMachineEvent['type'][] = [
-  'run', 'model.responded', 'model.failed', 'approval.settled', 'dispatch.settled', 'dispatch.failed', 'aborted',
+  'run', 'model.responded', 'model.failed', 'repair.settled', 'approval.settled', 'dispatch.settled', 'results.settled',
+  'dispatch.failed', 'budget.exhausted', 'aborted',
 ];
 
 /** The agent machine with recording actions and guards read from `flags`. */

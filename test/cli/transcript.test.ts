@@ -40,6 +40,21 @@ describe('formatEvent', () => {
       ['  ⚠ correction quartermaster chek_stock: Unknown tool "chek_stock". (did you mean check_stock?)'],
     ],
     [
+      'a repaired call',
+      event('tool.repaired', { callId: 'c1', name: 'chek_stock', before: { name: 'chek_stock', args: { item: 'rope' } }, after: { name: 'check_stock', args: { item: 'rope' } }, by: 'function', issues: [] }, 'quartermaster'),
+      ['  ⚒ repaired quartermaster chek_stock(item: "rope") → check_stock(item: "rope") (by function)'],
+    ],
+    [
+      'a result waiting for approval',
+      event('tool.result.approval.requested', { callId: 'c1', name: 'read_file', args: {}, output: 'pw=1' }, 'clerk'),
+      ['  ? clerk read_file result waits for approval: "pw=1"'],
+    ],
+    [
+      'a rejected result',
+      event('tool.result.approval.resolved', { callId: 'c1', name: 'read_file', approved: false, reason: 'secret' }, 'clerk'),
+      ['  ✗ result rejected read_file: secret'],
+    ],
+    [
       'a correction (malformed block)',
       event('action.malformed', { code: 'unclosed_action', category: 'unclosed_action', message: '<ACTION> was never closed' }, 'bard'),
       ['  ⚠ correction bard malformed <ACTION> (unclosed_action): <ACTION> was never closed'],

@@ -83,6 +83,69 @@ describe('POST /control: approve and deny', () => {
   });
 });
 
+/** A tool whose result waits for a person before the model sees it. */
+function secretTool() {
+  const read = defineTool({
+    name: 'read_secret',
+    description: 'Read the secret.',
+    parameters: { type: 'object', properties: {} },
+    needsResultApproval: true,
+    execute: () => 'the vault code is 1234',
+  });
+  return { read };
+}
+
+describe('POST /control: approveResult and rejectResult', () => {
+  it('approveResult lets a held result reach the model, once', async () => {
+    const { read } = secretTool();
+    const provider = scriptedProvider(['<ACTION><read_secret/></ACTION>', 'Read.']);
+    const { agent, events } = testAgent({ provider, tools: [read] });
+    const inspector = await inspect({ bus: agent.bus, agents: [agent] });
+    const asked = new Promise<Envelope<'tool.result.approval.requested'>>((resolve) => agent.bus.once('tool.result.approval.requested', resolve));
+    const running = agent.run('Read it.');
+    const { data } = await asked;
+    expect(data.output).toBe('the vault code is 1234');
+    expect(await state(inspector.port)).toMatchObject({ agents: [{ name: 'tester', state: 'awaitingResultApproval' }] });
+    // A call approval is not a result approval: the wrong command is refused, nothing moves.
+    expect((await control(inspector.port, { type: 'approve', agent: 'tester', callId: data.callId })).status).toBe(409);
+    expect(await control(inspector.port, { type: 'approveResult', agent: 'tester', callId: data.callId })).toEqual({ status: 200, body: { ok: true } });
+    expect((await running).reason).toBe('final_answer');
+    expect(events.find('tool.result.approval.resolved')?.data).toMatchObject({ callId: data.callId, approved: true });
+    expect(provider.requests[1]!.messages.at(-1)!.content).toMatch(/vault code is 1234/);
+    const again = await control(inspector.port, { type: 'approveResult', agent: 'tester', callId: data.callId });
+    expect(again).toEqual({ status: 409, body: { error: expect.stringContaining('is waiting for approval (already decided, aborted, or never held)') } });
+  });
+
+  it('rejectResult withholds it with the reason', async () => {
+    const { read } = secretTool();
+    const provider = scriptedProvider(['<ACTION><read_secret/></ACTION>', 'Understood.']);
+    const { agent, events } = testAgent({ provider, tools: [read] });
+    const inspector = await inspect({ bus: agent.bus, agents: [agent] });
+    const asked = new Promise<Envelope<'tool.result.approval.requested'>>((resolve) => agent.bus.once('tool.result.approval.requested', resolve));
+    const running = agent.run('Read it.');
+    const { data } = await asked;
+    expect(await control(inspector.port, { type: 'rejectResult', agent: 'tester', callId: data.callId, reason: 'secret' })).toEqual({ status: 200, body: { ok: true } });
+    await running;
+    expect(events.find('tool.result.approval.resolved')?.data).toMatchObject({ approved: false, reason: 'secret' });
+    const seen = provider.requests[1]!.messages.at(-1)!.content;
+    expect(seen).toMatch(/RESULT_REJECTED: secret/);
+    expect(seen).not.toMatch(/1234/);
+  });
+
+  it('checks the command like the others', async () => {
+    const { read } = secretTool();
+    const { agent } = testAgent({ provider: scriptedProvider([]), tools: [read] });
+    const inspector = await inspect({ bus: agent.bus, agents: [agent] });
+    expect(await control(inspector.port, { type: 'rejectResult', agent: 'tester', callId: 'x', reason: 7 })).toEqual({
+      status: 400,
+      body: { error: '"reason" must be a string of at most 2000 characters' },
+    });
+    expect(await control(inspector.port, { type: 'approveResult', agent: 'tester' })).toMatchObject({ status: 400 });
+    expect(await control(inspector.port, { type: 'approveResult', agent: 'nobody', callId: 'x' })).toEqual({ status: 404, body: { error: 'no agent named "nobody"' } });
+    expect((await control(inspector.port, { type: 'rejectResult', agent: 'tester', callId: 'x' })).status).toBe(409);
+  });
+});
+
 describe('POST /control: pause, step, resume', () => {
   it('holds a stepped scene between ticks, steps it one tick at a time, and lets it go', async () => {
     const scene = clockScene();

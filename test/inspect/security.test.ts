@@ -142,7 +142,7 @@ describe('inspector security', () => {
     expect(huge.status).toBe(413);
     const broken = await send(port, { method: 'POST', path: '/control', headers: pageHeaders(port, { 'content-type': 'application/json' }), body: '{"type":' });
     expect(broken.status).toBe(400);
-    expect(await control(port, { type: 'reboot' })).toEqual({ status: 400, body: { error: '"type" must be one of approve, deny, pause, resume, step; got "reboot"' } });
+    expect(await control(port, { type: 'reboot' })).toEqual({ status: 400, body: { error: '"type" must be one of approve, deny, approveResult, rejectResult, pause, resume, step; got "reboot"' } });
     expect(await control(port, { type: 'approve', agent: 'a' })).toEqual({ status: 400, body: { error: '"callId" must be a non-empty string of at most 256 characters' } });
   });
 

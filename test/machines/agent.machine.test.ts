@@ -8,8 +8,10 @@ type Flags = {
   malformed?: boolean;
   hasCalls?: boolean;
   rejected?: boolean;
+  repairable?: boolean;
   needsApproval?: boolean;
   anyApproved?: boolean;
+  needsResultApproval?: boolean;
   correctionsExhausted?: boolean;
   abortRequested?: boolean;
   roundsExhausted?: boolean;
@@ -26,8 +28,10 @@ function fakeAgent(flags: Flags) {
       deliberate: action('deliberate'),
       parse: action('parse'),
       validate: action('validate'),
+      repair: action('repair'),
       requestApproval: action('requestApproval'),
       dispatch: action('dispatch'),
+      requestResultApproval: action('requestResultApproval'),
       observe: action('observe'),
       finish: action('finish'),
       fail: action('fail'),
@@ -38,8 +42,10 @@ function fakeAgent(flags: Flags) {
       malformed: guard('malformed'),
       hasCalls: guard('hasCalls'),
       rejected: guard('rejected'),
+      repairable: guard('repairable'),
       needsApproval: guard('needsApproval'),
       anyApproved: guard('anyApproved'),
+      needsResultApproval: guard('needsResultApproval'),
       correctionsExhausted: guard('correctionsExhausted'),
       abortRequested: guard('abortRequested'),
       roundsExhausted: guard('roundsExhausted'),
@@ -92,6 +98,40 @@ describe('agent machine', () => {
     expect(denied.entered.slice(-2)).toEqual(['observing', 'deliberating']);
   });
 
+  it('repairs a rejected block once, then observes it or goes on as if it were valid', () => {
+    const stillRejected = fakeAgent({ hasCalls: true, rejected: true, repairable: true });
+    stillRejected.send('run', 'model.responded');
+    expect(stillRejected.actor.getSnapshot().value).toBe('repairing');
+    expect(stillRejected.ran.at(-1)).toBe('repair');
+    stillRejected.send('dispatch.settled', 'approval.settled');
+    expect(stillRejected.actor.getSnapshot().value).toBe('repairing');
+    stillRejected.send('repair.settled');
+    expect(stillRejected.entered.slice(-3)).toEqual(['repairing', 'observing', 'deliberating']);
+
+    const fixed = fakeAgent({ hasCalls: true, rejected: true, repairable: true });
+    fixed.send('run', 'model.responded');
+    fixed.flags.rejected = false;
+    fixed.flags.needsApproval = true;
+    fixed.send('repair.settled');
+    expect(fixed.actor.getSnapshot().value).toBe('awaitingApproval');
+    const plain = fakeAgent({ hasCalls: true, rejected: true, repairable: true });
+    plain.send('run', 'model.responded');
+    plain.flags.rejected = false;
+    plain.send('repair.settled');
+    expect(plain.actor.getSnapshot().value).toBe('dispatching');
+  });
+
+  it('holds results in awaitingResultApproval after dispatch, then observes', () => {
+    const agent = fakeAgent({ hasCalls: true, needsResultApproval: true });
+    agent.send('run', 'model.responded', 'dispatch.settled');
+    expect(agent.actor.getSnapshot().value).toBe('awaitingResultApproval');
+    expect(agent.ran.at(-1)).toBe('requestResultApproval');
+    agent.send('approval.settled', 'dispatch.settled');
+    expect(agent.actor.getSnapshot().value).toBe('awaitingResultApproval');
+    agent.send('results.settled');
+    expect(agent.entered.slice(-3)).toEqual(['awaitingResultApproval', 'observing', 'deliberating']);
+  });
+
   it('fails when corrections run out, and nudges when rounds run out', () => {
     const exhausted = fakeAgent({ malformed: true, correctionsExhausted: true });
     exhausted.send('run', 'model.responded');
@@ -110,6 +150,8 @@ describe('agent machine', () => {
       { flags: {}, events: ['run'] as const },
       { flags: { hasCalls: true }, events: ['run', 'model.responded'] as const },
       { flags: { hasCalls: true, needsApproval: true }, events: ['run', 'model.responded'] as const },
+      { flags: { hasCalls: true, rejected: true, repairable: true }, events: ['run', 'model.responded'] as const },
+      { flags: { hasCalls: true, needsResultApproval: true }, events: ['run', 'model.responded', 'dispatch.settled'] as const },
     ]) {
       const agent = fakeAgent(setup.flags);
       agent.send(...setup.events, 'aborted');

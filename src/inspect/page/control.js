@@ -50,6 +50,8 @@ export async function fetchState(token) {
 /**
  * @typedef {{ type: 'approve', agent: string, callId: string }
  *   | { type: 'deny', agent: string, callId: string, reason?: string }
+ *   | { type: 'approveResult', agent: string, callId: string }
+ *   | { type: 'rejectResult', agent: string, callId: string, reason?: string }
  *   | { type: 'pause' } | { type: 'resume' } | { type: 'step' }} Command
  */
 

@@ -15,8 +15,10 @@ export const STATE_LABELS = /** @type {Record<string, string>} */ ({
   deliberating: 'deliberating',
   parsing: 'parsing',
   validating: 'validating',
+  repairing: 'repairing',
   awaitingApproval: 'awaiting approval',
   dispatching: 'dispatching',
+  awaitingResultApproval: 'awaiting result approval',
   observing: 'observing',
   done: 'done',
   failed: 'failed',
@@ -174,6 +176,14 @@ export function summarize(event) {
       return `${callText(data.name, data.args)} waits for approval`;
     case 'tool.approval.resolved':
       return `${data.name} ${data.approved ? 'approved' : 'denied'}${data.reason ? `: ${data.reason}` : ''}`;
+    case 'tool.result.approval.requested':
+      return `${data.name} → ${brief(data.output, 80)} waits for approval`;
+    case 'tool.result.approval.resolved':
+      return `${data.name} result ${data.approved ? 'approved' : 'rejected'}${data.reason ? `: ${data.reason}` : ''}`;
+    case 'tool.repaired':
+      return `${callText(data.before?.name, data.before?.args)} repaired by ${data.by} as ${callText(data.after?.name, data.after?.args)}`;
+    case 'tool.repair.failed':
+      return `${data.name} not repaired (${data.by}): ${brief(data.reason)}`;
     case 'tool.started':
       return `${callText(data.name, data.args)}${data.attempt > 1 ? ` · attempt ${data.attempt}` : ''}`;
     case 'tool.completed':

@@ -37,7 +37,7 @@ import { withChange } from './world-path.js';
  *   turns: number, round: number, trigger?: string, calls: number, failures: number, corrections: number,
  *   lastReason?: string, lastSaid?: string, awaiting: number,
  * }} AgentView
- * @typedef {{ key: string, agent: string, callId: string, name: string, args: unknown, tick: number }} Approval
+ * @typedef {{ key: string, kind: 'call' | 'result', agent: string, callId: string, name: string, args: unknown, output?: unknown, tick: number }} Approval
  * @typedef {{ seq: number, tick: number, event: Envelope }} TimelineRow
  * @typedef {{
  *   header: boolean,
@@ -212,13 +212,34 @@ function applyToAgent(model, agent, type, data) {
       return;
     case 'tool.approval.requested': {
       const key = approvalKey(agent.name, data.callId);
-      model.approvals.set(key, { key, agent: agent.name, callId: String(data.callId), name: String(data.name), args: data.args, tick: model.tick });
+      model.approvals.set(key, { key, kind: 'call', agent: agent.name, callId: String(data.callId), name: String(data.name), args: data.args, tick: model.tick });
       agent.awaiting = countAwaiting(model, agent.name);
       model.changes.approvals = true;
       return;
     }
     case 'tool.approval.resolved':
       model.approvals.delete(approvalKey(agent.name, data.callId));
+      agent.awaiting = countAwaiting(model, agent.name);
+      model.changes.approvals = true;
+      return;
+    case 'tool.result.approval.requested': {
+      const key = approvalKey(agent.name, data.callId, 'result');
+      model.approvals.set(key, {
+        key,
+        kind: 'result',
+        agent: agent.name,
+        callId: String(data.callId),
+        name: String(data.name),
+        args: data.args,
+        output: data.output,
+        tick: model.tick,
+      });
+      agent.awaiting = countAwaiting(model, agent.name);
+      model.changes.approvals = true;
+      return;
+    }
+    case 'tool.result.approval.resolved':
+      model.approvals.delete(approvalKey(agent.name, data.callId, 'result'));
       agent.awaiting = countAwaiting(model, agent.name);
       model.changes.approvals = true;
       return;
@@ -279,9 +300,10 @@ export function noteGap(model, missed) {
 /**
  * @param {string} agent
  * @param {unknown} callId
+ * @param {'call' | 'result'} [kind] a call's result is asked about after the call itself
  */
-export function approvalKey(agent, callId) {
-  return `${agent}\u0000${String(callId)}`;
+export function approvalKey(agent, callId, kind = 'call') {
+  return kind === 'call' ? `${agent}\u0000${String(callId)}` : `${agent}\u0000${String(callId)}\u0000result`;
 }
 
 /**

@@ -1,9 +1,10 @@
 // @ts-check
 /**
  * Pending approvals: every `tool.approval.requested` without its `tool.approval.resolved`, with
- * the call's arguments and Approve / Deny buttons that post to `/control`. A request leaves the
- * list when the bus says it was resolved, not when the button is pressed: the page shows what
- * the scene did, and a refused command says why.
+ * the call's arguments and Approve / Deny buttons that post to `/control`; and every held result
+ * (`tool.result.approval.requested`) with its output as text and Approve / Reject buttons. A
+ * request leaves the list when the bus says it was resolved, not when the button is pressed: the
+ * page shows what the scene did, and a refused command says why.
  */
 import { hueClass } from './agent-hue.js';
 import { el, setVisibleText } from './dom.js';
@@ -28,12 +29,20 @@ export function createApprovalsView(panel, container, options) {
    * @param {boolean} canAnswer
    */
   const build = (approval, canAnswer) => {
+    const forResult = approval.kind === 'result';
     const args = el('pre', { class: 'approval-args' });
     setVisibleText(args, json(approval.args, 2));
-    const reason = el('input', { class: 'deny-reason', attrs: { type: 'text', placeholder: 'reason for denying (optional)', 'aria-label': 'reason for denying' } });
+    /** @type {HTMLElement | undefined} */
+    let output;
+    if (forResult) {
+      output = el('pre', { class: 'approval-args approval-output' });
+      setVisibleText(output, typeof approval.output === 'string' ? approval.output : json(approval.output, 2));
+    }
+    const refusal = forResult ? 'rejecting' : 'denying';
+    const reason = el('input', { class: 'deny-reason', attrs: { type: 'text', placeholder: `reason for ${refusal} (optional)`, 'aria-label': `reason for ${refusal}` } });
     const problem = el('div', { class: 'approval-error', attrs: { role: 'alert' } });
     const approve = el('button', { class: 'button approve', text: 'Approve', attrs: { type: 'button' } });
-    const deny = el('button', { class: 'button deny', text: 'Deny', attrs: { type: 'button' } });
+    const deny = el('button', { class: 'button deny', text: forResult ? 'Reject' : 'Deny', attrs: { type: 'button' } });
 
     /** @param {import('./control.js').Command} command */
     const answer = async (command) => {
@@ -47,20 +56,23 @@ export function createApprovalsView(panel, container, options) {
         approve.disabled = deny.disabled = reason.disabled = false;
       }
     };
-    approve.addEventListener('click', () => void answer({ type: 'approve', agent: approval.agent, callId: approval.callId }));
+    const { agent, callId } = approval;
+    approve.addEventListener('click', () => void answer({ type: forResult ? 'approveResult' : 'approve', agent, callId }));
     deny.addEventListener('click', () => {
+      const type = forResult ? 'rejectResult' : 'deny';
       const text = reason.value.trim();
-      void answer(text === '' ? { type: 'deny', agent: approval.agent, callId: approval.callId } : { type: 'deny', agent: approval.agent, callId: approval.callId, reason: text });
+      void answer(text === '' ? { type, agent, callId } : { type, agent, callId, reason: text });
     });
 
-    const card = el('div', { class: 'approval', attrs: { 'data-agent': approval.agent, 'data-call-id': approval.callId } }, [
+    const card = el('div', { class: forResult ? 'approval result-approval' : 'approval', attrs: { 'data-agent': agent, 'data-call-id': callId, 'data-kind': approval.kind } }, [
       el('div', { class: 'approval-head' }, [
-        el('span', { class: `who ${hueClass(approval.agent)}`, text: approval.agent }),
-        el('span', { class: 'label', text: 'wants to run' }),
+        el('span', { class: `who ${hueClass(agent)}`, text: agent }),
+        el('span', { class: 'label', text: forResult ? 'wants the model to see the result of' : 'wants to run' }),
         el('span', { class: 'tool-name', text: approval.name }),
         el('span', { class: 'tick', text: `t${approval.tick}` }),
       ]),
       args,
+      ...(output === undefined ? [] : [el('div', { class: 'label', text: 'result' }), output]),
       canAnswer ? el('div', { class: 'approval-actions' }, [reason, deny, approve]) : el('div', { class: 'label', text: 'read-only: this inspector cannot answer' }),
       problem,
     ]);

@@ -221,6 +221,13 @@ function renderCall(call, who, tick) {
     const because = reason !== undefined && reason !== '' && reason !== 'approved' && reason !== 'denied' ? `: ${reason}` : '';
     outcome.push(textLine(approved ? 'outcome-approved' : 'outcome-denied', `${approved ? '✓ approved' : '✗ denied'}${because}`));
   }
+  if (call.repair !== undefined) outcome.push(textLine('outcome-approved', `⚒ repaired (by ${call.repair.by}) as ${call.repair.name}`));
+  if (call.resultApproval !== undefined) {
+    const { state, reason } = call.resultApproval;
+    const because = reason !== undefined && reason !== '' && reason !== 'approved' ? `: ${reason}` : '';
+    if (state === 'waiting') outcome.push(textLine('outcome-waiting', '… result awaiting approval'));
+    else outcome.push(textLine(state === 'approved' ? 'outcome-approved' : 'outcome-denied', state === 'approved' ? '✓ result approved' : `✗ result withheld from the model${because}`));
+  }
   if (call.zombie !== undefined) outcome.push(textLine('error', `kept running after abort (${call.zombie}); its result is discarded`));
   return el('div', { class: `entry call status-${call.status}${compact ? ' compact' : ''}`, attrs: { 'data-agent': call.agent, 'data-call-id': call.callId, 'data-status': call.status } }, [
     el('div', { class: 'entry-head' }, [who, el('span', { class: 'tool-name', text: call.name }), status, attempt, time, tick]),

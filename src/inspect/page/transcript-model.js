@@ -18,6 +18,7 @@ import { resultText } from './format.js';
  * @typedef {EntryBase & { kind: 'call', callId: string, name: string, args: unknown, status: CallStatus, attempt: number,
  *   durationMs?: number, output?: unknown, error?: { kind: string, message: string, retryable?: boolean, hint?: string },
  *   rejection?: { code: string, message: string, suggestion?: string, issues?: unknown[] }, approval?: { approved: boolean, reason?: string },
+ *   repair?: { by: string, name: string, args: unknown }, resultApproval?: { state: 'waiting' | 'approved' | 'rejected', reason?: string },
  *   zombie?: string }} CallEntry
  * @typedef {EntryBase & { kind: 'malformed', code: string, message: string }} MalformedEntry
  * @typedef {EntryBase & { kind: 'observation', text: string, ok: boolean }} ObservationEntry
@@ -164,6 +165,21 @@ export function applyToTranscript(model, event, tick) {
       update(callEntry(model, add, agent, data.callId, data.name), model, (call) => {
         call.approval = { approved: Boolean(data.approved), reason: data.reason };
         if (call.status === 'awaiting' || call.status === 'parsed') call.status = data.approved ? 'approved' : 'denied';
+      });
+      return;
+    case 'tool.repaired':
+      update(callEntry(model, add, agent, data.callId, data.name), model, (call) => {
+        call.repair = { by: String(data.by), name: String(data.after?.name), args: data.after?.args };
+        call.name = String(data.after?.name ?? call.name);
+        call.args = data.after?.args ?? call.args;
+      });
+      return;
+    case 'tool.result.approval.requested':
+      update(callEntry(model, add, agent, data.callId, data.name), model, (call) => (call.resultApproval = { state: 'waiting' }));
+      return;
+    case 'tool.result.approval.resolved':
+      update(callEntry(model, add, agent, data.callId, data.name), model, (call) => {
+        call.resultApproval = { state: data.approved ? 'approved' : 'rejected', reason: data.reason };
       });
       return;
     case 'tool.started':
