@@ -7,6 +7,7 @@ import type { Provider, ToolChoice, Usage } from '../llm/types.js';
 import type { Args, Issue, ProtocolLimits } from '../protocol/types.js';
 import type { SessionLog } from '../record/session-log.js';
 import type { Budget, BudgetLimits } from './budget.js';
+import type { AgentMemory, MemoryOptions } from './memory/agent-memory.js';
 import type { ObservedCall } from './observation-text.js';
 import type { RetryPolicy, Tool } from '../tools/types.js';
 
@@ -57,6 +58,11 @@ export type AgentOptions = {
   toolChoice?: ToolChoice;
   /** Caps on model calls, tokens, tool calls and wall time over the agent's life (a Budget can be shared). */
   budget?: BudgetLimits | Budget;
+  /**
+   * Keep the conversation between runs, under a token budget (docs/memory.md). Without it (the
+   * default) every run starts from the system prompt and its input alone. `true` takes the defaults.
+   */
+  memory?: MemoryOptions | boolean;
 };
 
 /** Per-run options of `agent.run`. */
@@ -125,4 +131,6 @@ export type Agent = {
   abort(reason?: string): void;
   /** Stops the actor and closes the session log this agent opened. */
   close(): Promise<void>;
+  /** The history kept between runs, when the agent has the `memory` option; else `undefined`. */
+  readonly memory: AgentMemory | undefined;
 };

@@ -360,7 +360,9 @@ export function observe(host: AgentRuntime): void {
   } else {
     return;
   }
-  const { text, ok } = observationText(outcome, options);
+  const { text: plain, ok } = observationText(outcome, options);
+  // Compact history stores each result in a variable and names it under the observation.
+  const text = host.config.memory?.observed(run, observed, plain) ?? plain;
   run.observation = { text, ok, calls: observed };
   run.cause = host.publish('agent.observation', { text, ok, round: run.round }).id;
   const toolCalls = host.config.protocol === 'native' ? run.response?.toolCalls : undefined;
