@@ -3,6 +3,7 @@ import type { Bus } from '../bus/bus.js';
 import type { RunReason } from '../bus/events.js';
 import { perceptionText } from './perception-text.js';
 import type { SceneMember } from './scene-member.js';
+import type { Perception } from './types.js';
 import type { WorldReader } from './world-types.js';
 
 /** What a turn needs of its scene. */
@@ -33,11 +34,20 @@ export function takeTurn(stage: TurnStage, member: SceneMember, tick: number, do
       detail === undefined ? { reason, tick } : { reason, detail, tick },
       { agent: member.name, scene: stage.name, cause },
     );
-    const input = member.scripted ? BRAIN_INPUT : perceptionText(member.perceive({ round: 1 }, tick, stage.world));
+    const input = member.scripted ? BRAIN_INPUT : perceptionText(openingPerception(member, tick, stage.world));
     member.runtime.runWith(input, { rounds: member.rounds, cause: triggered.id }, (result) => finish(result.reason, result.observation));
   } catch (error) {
     // A host error (the agent was closed, or run by the host at the same time).
     stage.logger.error({ agent: member.name, err: error }, 'scene turn failed');
     finish('error', member.lastObservation);
   }
+}
+
+/**
+ * What a model-driven member perceives as its turn opens. An agent with memory already has its last
+ * observation in the history it is sent (whole, or as an execution-log line): it is not repeated.
+ */
+function openingPerception(member: SceneMember, tick: number, world: WorldReader): Perception {
+  const perception = member.perceive({ round: 1 }, tick, world);
+  return member.runtime.memory === undefined ? perception : { ...perception, observation: undefined };
 }

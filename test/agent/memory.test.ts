@@ -160,6 +160,9 @@ describe('memory across scene turns', () => {
     expect(third[1]!.content).toContain('turn 1');
     expect(third[4]!.content).toContain('turn 2');
     expect(third[6]!.content).toMatch(/^Tick 3\./);
+    // The last observation is in the history already: the perception does not repeat it.
+    expect(third[6]!.content).not.toContain('The result of your last action');
+    expect(third[5]!.content).toMatch(/^<OBSERVATION>/);
     expect(ana.agent.memory!.turns()).toHaveLength(3);
   });
 
