@@ -370,11 +370,12 @@ export function observe(host: AgentRuntime): void {
     // Every native call needs its own tool message, whatever became of it.
     for (const call of toolCalls) {
       const entry = observed.find((item) => item.callId === call.id);
+      const content = entry !== undefined ? describeCall(entry, options) : text;
       run.messages.push({
         role: 'tool',
         callId: call.id,
         name: call.name,
-        content: entry !== undefined ? describeCall(entry, options) : text,
+        content: host.config.memory?.toolMessage(call.id, content) ?? content,
       });
     }
   } else {

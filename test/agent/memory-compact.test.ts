@@ -107,6 +107,9 @@ describe('compact history', () => {
     expect(kept[1]).not.toHaveProperty('toolCalls');
     expect(kept[1]!.content).toContain('[tool log] fetch_page {"page":"9"} → completed, 300 characters in $r1');
     expect(provider.requests[0]!.tools!.map((tool) => tool.name)).toEqual(['fetch_page', 'read_var']);
+    // Within the run, the tool message names the variable.
+    const toolMessage = provider.requests[1]!.messages.find((message) => message.role === 'tool')!;
+    expect(toolMessage.content).toMatch(/\n\(Full result stored in \$r1; read_var reads it\.\)$/);
   });
 });
 
@@ -150,6 +153,8 @@ describe('read_var', () => {
     expect(outputs[1]).toBe(`$r1 (fetch_page), characters 9990–12000 of 12000; the end:\n${full.slice(9_990)}`);
     expect(outputs[2]).toBe('$r1 (fetch_page), characters 12000–12000 of 12000; the end:\n');
     expect(agent.memory!.readVar('$r1', { offset: 5, length: 3 })).toMatchObject({ ok: true, text: full.slice(5, 8), total: 12_000 });
+    // Pages read back are not stored again.
+    expect(agent.memory!.variables().map((variable) => variable.ref)).toEqual(['$r1']);
   });
 
   it('caps a page so it fits one observation uncut', async () => {

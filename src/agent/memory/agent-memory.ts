@@ -5,7 +5,7 @@ import type { ChatMessage } from '../../llm/types.js';
 import type { RunState } from '../run-state.js';
 import { dropOldest, type CompactionPolicy, type CompactionRequest, type CompactionResult, type MemoryTurn } from './compaction.js';
 import { compactTurn, type ChainCall, type ChainStep, type CompactLimits } from './compact-turn.js';
-import { readVarTool } from './read-var-tool.js';
+import { READ_VAR, readVarTool } from './read-var-tool.js';
 import { countMessageTokens, tokenizerFor, type TokenCounter, type TokenEncoding } from './token-count.js';
 import { DEFAULT_VARIABLE_LIMITS, VariableStore, type VariableInfo, type VariableLimits, type VariableRead } from './variables.js';
 import type { Tool } from '../../tools/types.js';
@@ -92,6 +92,8 @@ export class Memory implements AgentMemory {
   private start = 0;
   private steps: ChainStep[] = [];
   private lastRound = 0;
+  /** The variables of the last observed round's calls, by call id. */
+  private refs: Map<string, string> | undefined;
 
   constructor(options: MemoryOptions, provider: { name: string; model?: string | undefined }, pageChars: number) {
     this.history = options.history ?? 'full';
@@ -160,6 +162,7 @@ export class Memory implements AgentMemory {
     this.start = messages.length - 1;
     this.steps = [];
     this.lastRound = 0;
+    this.refs = undefined;
   }
 
   /**
@@ -172,14 +175,22 @@ export class Memory implements AgentMemory {
     const argsOf = new Map(turn.kind === 'calls' ? turn.calls.map((entry) => [entry.call.callId, entry.call.args]) : []);
     const calls: ChainCall[] = observed.map((call) => {
       const entry: ChainCall = { call, args: argsOf.get(call.callId) ?? {} };
-      if (call.status === 'completed') entry.ref = this.store!.store(call.name, call.callId, call.output);
+      // A page read back is already stored: keeping it again would only evict older results.
+      if (call.status === 'completed' && call.name !== READ_VAR) entry.ref = this.store!.store(call.name, call.callId, call.output);
       return entry;
     });
     this.steps.push({ text: run.parsed?.text ?? '', calls });
     this.lastRound = run.round;
     const stored = calls.filter((entry) => entry.ref !== undefined);
+    this.refs = new Map(stored.map((entry) => [entry.call.callId, entry.ref!]));
     if (stored.length === 0) return text;
     return `${text}\n\n(Full results stored: ${stored.map((entry) => `${entry.call.name} → ${entry.ref}`).join(', ')}; read_var reads them.)`;
+  }
+
+  /** A native tool message's content, with the variable its result went to (this round's calls). */
+  toolMessage(callId: string, content: string): string {
+    const ref = this.refs?.get(callId);
+    return ref === undefined ? content : `${content}\n(Full result stored in ${ref}; read_var reads it.)`;
   }
 
   /**
@@ -190,6 +201,7 @@ export class Memory implements AgentMemory {
     const raw = run.messages.slice(this.start);
     const steps = this.steps;
     this.steps = [];
+    this.refs = undefined;
     // Native calls cut off by an abort have no tool results; providers refuse such a history.
     const last = raw.at(-1);
     if (last?.role === 'assistant' && last.toolCalls?.length) raw.pop();
