@@ -41,6 +41,21 @@ describe('conversation memory', () => {
     expect(events.types().filter((type) => type.startsWith('memory.'))).toEqual([]);
   });
 
+  it('publishes the same events with memory as without, while under budget', async () => {
+    const script = () => scriptedProvider([action(call('lookup_player', { player_id: '7' })), 'Ana.', 'Red.']);
+    const plain = testAgent({ provider: script(), tools: rosterTools().tools });
+    const remembering = testAgent({ provider: script(), tools: rosterTools().tools, memory: true });
+    for (const { agent } of [plain, remembering]) {
+      await agent.run('Who is 7?');
+      await agent.run('Team?');
+    }
+    expect(remembering.events.types()).toEqual(plain.events.types());
+    // Only the message counts differ: the second run carries the first.
+    const counts = (record: typeof plain) => record.events.filter('llm.request').map((event) => event.data.messageCount);
+    expect(counts(plain)).toEqual([2, 4, 2]);
+    expect(counts(remembering)).toEqual([2, 4, 6]);
+  });
+
   it('counts the kept history with the tokenizer and clears it', async () => {
     const provider = scriptedProvider(['Hello, Ana.', 'Again?']);
     const { agent } = testAgent({ provider, memory: { maxTokens: 1_000 } });
