@@ -70,6 +70,19 @@ describe('compact history', () => {
     ]);
   });
 
+  it('leaves corrections out: a malformed block and its answer are not kept', async () => {
+    const provider = scriptedProvider(['Let me look.<ACTION><fetch_page><page>1</page></ACTION>', 'Page 1 has letters.', 'Yes.']);
+    const { agent, events } = testAgent({ provider, tools: [bigTool(40)], memory: { history: 'compact' } });
+    await agent.run('Read page 1.');
+    expect(events.find('action.malformed')).toBeDefined();
+    await agent.run('Sure?');
+    expect(provider.requests[2]!.messages.slice(1)).toEqual([
+      { role: 'user', content: 'Read page 1.' },
+      { role: 'assistant', content: 'Let me look.\n\nPage 1 has letters.' },
+      { role: 'user', content: 'Sure?' },
+    ]);
+  });
+
   it('names the variables under the observation while the chain runs', async () => {
     const provider = scriptedProvider([action(call('fetch_page', { page: '3' })), 'Done.']);
     const { agent, events } = testAgent({ provider, tools: [bigTool(100)], memory: { history: 'compact' } });
