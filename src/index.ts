@@ -103,3 +103,10 @@ export type {
   RepairFunction,
 } from './agent/agent-options.js';
 export type { RepairedCallView, RepairSource } from './bus/events.js';
+export { dropOldest, summarizeOldest, transcriptText } from './agent/memory/compaction.js';
+export type { CompactionPolicy, CompactionRequest, CompactionResult, MemoryTurn, SummarizeOptions, Summarizer } from './agent/memory/compaction.js';
+export type { AgentMemory, MemoryOptions } from './agent/memory/agent-memory.js';
+export { countMessageTokens, countTokens, encodingFor, tokenizerFor, MESSAGE_OVERHEAD_TOKENS } from './agent/memory/token-count.js';
+export type { TokenCounter, TokenEncoding, Tokenizer } from './agent/memory/token-count.js';
+export { READ_VAR } from './agent/memory/read-var-tool.js';
+export type { VariableInfo, VariableLimits, VariableRead } from './agent/memory/variables.js';

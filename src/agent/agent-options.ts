@@ -7,6 +7,7 @@ import type { ChatMessage, MessageImage, ModelResponse, Provider, ToolChoice, Us
 import type { Args, CallRejection, Issue, ProtocolLimits } from '../protocol/types.js';
 import type { SessionLog } from '../record/session-log.js';
 import type { Budget, BudgetLimits } from './budget.js';
+import type { AgentMemory, MemoryOptions } from './memory/agent-memory.js';
 import type { ObservedCall } from './observation-text.js';
 import type { JsonSchema, LooseArgs, RetryPolicy, Tool } from '../tools/types.js';
 
@@ -70,6 +71,11 @@ export type AgentOptions = {
    * attempt is on the bus (`tool.repaired`, `tool.repair.failed`). See `repairWithModel`.
    */
   repair?: RepairFunction;
+  /**
+   * Keep the conversation between runs, under a token budget (docs/memory.md). Without it (the
+   * default) every run starts from the system prompt and its input alone. `true` takes the defaults.
+   */
+  memory?: MemoryOptions | boolean;
 };
 
 /** What `onBeforeModel` is told about the call it may rewrite. */
@@ -191,4 +197,6 @@ export type Agent = {
   abort(reason?: string): void;
   /** Stops the actor and closes the session log this agent opened. */
   close(): Promise<void>;
+  /** The history kept between runs, when the agent has the `memory` option; else `undefined`. */
+  readonly memory: AgentMemory | undefined;
 };

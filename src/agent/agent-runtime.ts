@@ -12,6 +12,7 @@ import type { Registry } from '../tools/registry.js';
 import type { RetryPolicy } from '../tools/types.js';
 import type { Agent, AgentOptions, PendingApproval, PendingResultApproval, RepairFunction, RunOptions, RunResult } from './agent-options.js';
 import type { Budget } from './budget.js';
+import type { AgentMemory, Memory } from './memory/agent-memory.js';
 import type { Publish } from './call-model.js';
 import { stableKey } from './stable-key.js';
 import type { RunState } from './run-state.js';
@@ -52,6 +53,8 @@ export type AgentConfig = {
   budgets: readonly Budget[];
   onBeforeModel: AgentOptions['onBeforeModel'];
   repair: RepairFunction | undefined;
+  /** The history kept between runs, with the `memory` option. */
+  memory?: Memory;
 };
 
 /**
@@ -97,6 +100,10 @@ export class AgentRuntime implements Agent {
     return this.config.bus;
   }
 
+  get memory(): AgentMemory | undefined {
+    return this.config.memory;
+  }
+
   run(input: string, options: RunOptions = {}): Promise<RunResult> {
     return new Promise<RunResult>((resolve, reject) => {
       try {
@@ -129,6 +136,7 @@ export class AgentRuntime implements Agent {
       user.images = [...options.images];
     }
     const messages: ChatMessage[] = system === undefined ? [user] : [system, user];
+    this.config.memory?.begin(messages);
     const run: RunState = {
       number: ++this.runs,
       controller: this.takeController(),
@@ -283,8 +291,24 @@ export class AgentRuntime implements Agent {
     const data: TroupeEvents['agent.finished'] = { reason, text: run.text, rounds: run.round, stats };
     if (run.error !== undefined) data.error = run.error;
     if (run.lastIssues !== undefined) data.issues = run.lastIssues;
+    // The run joins the kept history before `agent.finished`, so a run started from a subscriber sees it.
+    const compacting = this.commitMemory(run);
     this.publish('agent.finished', data, run.cause);
-    run.resolve(result);
+    // An async compaction policy (a summarizing model) finishes before the run resolves.
+    if (compacting === undefined) run.resolve(result);
+    else void compacting.then(() => run.resolve(result));
+  }
+
+  private commitMemory(run: RunState): Promise<void> | undefined {
+    const { memory } = this.config;
+    if (memory === undefined) return undefined;
+    try {
+      return memory.commit(run, { name: this.name, logger: this.config.logger, publish: (type, data, cause) => this.publish(type, data, cause) });
+    } catch (error) {
+      // A throwing custom token counter must not leave the run unresolved.
+      this.config.logger.error({ agent: this.name, err: error }, 'memory could not keep the run');
+      return undefined;
+    }
   }
 
   // Node 20 makes AbortSignals expensive (~7 % of a run). A run that ended unaborted, with no

@@ -12,6 +12,8 @@ import type { Agent, AgentOptions } from './agent-options.js';
 import { AgentRuntime, type AgentConfig } from './agent-runtime.js';
 import { DEFAULT_MODEL_RETRY } from './call-model.js';
 import { Budget } from './budget.js';
+import { READ_VAR } from './memory/read-var-tool.js';
+import { resolveMemory } from './memory/agent-memory.js';
 
 const silent: Logger = pino({ level: 'silent' });
 
@@ -35,13 +37,16 @@ export function resolveConfig(options: AgentOptions): AgentConfig {
   const { name, provider } = options;
   if (typeof name !== 'string' || name.trim() === '') throw new ConfigError('createAgent: `name` must be a non-empty string');
   assertProvider(provider, name);
-  const tools = options.tools ?? [];
+  const maxObservationChars = positiveInteger(options.maxObservationChars ?? 8_000, 'maxObservationChars', name);
+  const memory = resolveMemory(options.memory, provider, maxObservationChars, name);
+  const tools = withMemoryTools(options.tools ?? [], memory?.tool, name);
   const registry = registryFor(tools);
   const protocol = options.protocol ?? 'xml';
   if (protocol !== 'xml' && protocol !== 'native') {
     throw new ConfigError(`createAgent "${name}": protocol must be 'xml' or 'native', got ${JSON.stringify(protocol)}`);
   }
-  const allowed = resolveAllowed(options.allowedTools, registry.names(), name);
+  const allowedTools = memory?.tool !== undefined && options.allowedTools !== undefined ? [...options.allowedTools, READ_VAR] : options.allowedTools;
+  const allowed = resolveAllowed(allowedTools, registry.names(), name);
   const offered = allowed === undefined ? tools : tools.filter((tool) => allowed.has(tool.name));
   const limits: ProtocolLimits = options.limits === undefined ? DEFAULT_LIMITS : { ...DEFAULT_LIMITS, ...options.limits };
   for (const [key, value] of Object.entries(limits)) positiveInteger(value, `limits.${key}`, name);
@@ -49,7 +54,6 @@ export function resolveConfig(options: AgentOptions): AgentConfig {
   const maxCorrections = positiveInteger(options.maxCorrections ?? 3, 'maxCorrections', name);
   const concurrency = positiveInteger(options.concurrency ?? 8, 'concurrency', name);
   const toolTimeoutMs = nonNegative(options.toolTimeoutMs ?? 30_000, 'toolTimeoutMs', name);
-  const maxObservationChars = positiveInteger(options.maxObservationChars ?? 8_000, 'maxObservationChars', name);
   const bus = options.bus ?? createBus();
   const log = typeof options.log === 'string' ? createSessionLog(options.log) : options.log;
   const ownsLog = typeof options.log === 'string';
@@ -86,7 +90,18 @@ export function resolveConfig(options: AgentOptions): AgentConfig {
     budgets: resolveBudget(options.budget, name),
     onBeforeModel: optionalFunction(options.onBeforeModel, 'onBeforeModel', name),
     repair: optionalFunction(options.repair, 'repair', name),
+    // Only agents with memory carry the field: a crowd of agents without it pays nothing.
+    ...(memory !== undefined && { memory }),
   };
+}
+
+/** The agent's tools plus the built-in `read_var` of compact history. */
+function withMemoryTools(tools: readonly Tool[], readVar: Tool | undefined, agent: string): readonly Tool[] {
+  if (readVar === undefined) return tools;
+  if (Array.isArray(tools) && tools.some((tool) => tool?.name === READ_VAR)) {
+    throw new ConfigError(`createAgent "${agent}": a tool is named "${READ_VAR}", which compact history adds itself; rename yours`);
+  }
+  return [...tools, readVar];
 }
 
 function resolveBudget(budget: AgentOptions['budget'], agent: string): Budget[] {

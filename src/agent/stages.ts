@@ -603,7 +603,9 @@ export function observe(host: AgentRuntime): void {
   const toolCalls = host.config.protocol === 'native' ? run.response?.toolCalls : undefined;
   const images = imageRoute(host, toolCalls !== undefined && toolCalls.length > 0);
   if (images !== 'none') options.images = 'attached';
-  const { text, ok } = observationText(outcome, options);
+  const { text: plain, ok } = observationText(outcome, options);
+  // Compact history stores each result in a variable and names it under the observation.
+  const text = host.config.memory?.observed(run, observed, plain) ?? plain;
   run.observation = { text, ok, calls: observed };
   run.cause = host.publish('agent.observation', { text, ok, round: run.round }).id;
   if (toolCalls?.length) {
@@ -612,7 +614,8 @@ export function observe(host: AgentRuntime): void {
     for (const call of toolCalls) {
       const entry = observed.find((item) => item.callId === call.id);
       const repaired = turn.kind === 'calls' && turn.repaired?.callId === call.id ? `${repairNote(turn.repaired)}\n` : '';
-      const message: ChatMessage = { role: 'tool', callId: call.id, name: call.name, content: entry !== undefined ? repaired + describeCall(entry, options) : text };
+      const content = entry !== undefined ? repaired + describeCall(entry, options) : text;
+      const message: ChatMessage = { role: 'tool', callId: call.id, name: call.name, content: host.config.memory?.toolMessage(call.id, content) ?? content };
       const attached = entry !== undefined && images !== 'none' ? callImages(entry) : [];
       if (attached.length > 0 && images === 'tool') message.images = attached;
       else shown.push(...attached);

@@ -126,6 +126,21 @@ export type TroupeEvents = {
   'tool.result.approval.resolved': { callId: string; name: string; approved: boolean; reason?: string };
   /** The inspector paused or resumed a stepped scene (its tick gate); `tick` is the last tick run. */
   'inspector.paused': { paused: boolean; tick: number };
+  /**
+   * An agent's kept history exceeded `memory.maxTokens` and was compacted: `policy` names the
+   * policy, `fallback` says the oldest turns were dropped after it (it failed, or left too much).
+   */
+  'memory.compacted': {
+    policy: string;
+    beforeTokens: number;
+    afterTokens: number;
+    maxTokens: number;
+    turnsDropped: number;
+    turnsSummarized: number;
+    turnsKept: number;
+    fallback: boolean;
+    error?: string;
+  };
 };
 
 export type EventType = keyof TroupeEvents;

@@ -86,6 +86,7 @@ export class Cast {
       limiter: context.toolLimiter,
       ...(member.maxCorrections !== undefined && { maxCorrections: member.maxCorrections }),
       ...(member.maxObservationChars !== undefined && { maxObservationChars: member.maxObservationChars }),
+      ...(member.memory !== undefined && { memory: member.memory }),
       ...(context.logger !== undefined && { logger: context.logger }),
     });
     // Scene-wide, not per agent: per-tool limits, the write-ahead log, the scene's budget.

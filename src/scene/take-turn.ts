@@ -4,6 +4,7 @@ import type { RunReason } from '../bus/events.js';
 import { callImages } from '../agent/observation-text.js';
 import { perceptionText } from './perception-text.js';
 import type { SceneMember } from './scene-member.js';
+import type { Perception } from './types.js';
 import type { WorldReader } from './world-types.js';
 
 /** What a turn needs of its scene. */
@@ -34,9 +35,9 @@ export function takeTurn(stage: TurnStage, member: SceneMember, tick: number, do
       detail === undefined ? { reason, tick } : { reason, detail, tick },
       { agent: member.name, scene: stage.name, cause },
     );
-    const input = member.scripted ? BRAIN_INPUT : perceptionText(member.perceive({ round: 1 }, tick, stage.world));
-    // The perception repeats the last observation: its images (rich tool results) come with it.
-    const images = member.scripted ? [] : (member.lastObservation?.calls.flatMap(callImages) ?? []);
+    const input = member.scripted ? BRAIN_INPUT : perceptionText(openingPerception(member, tick, stage.world));
+    // The perception repeats the last observation (unless memory keeps it): its images (rich tool results) come with it.
+    const images = member.scripted || member.runtime.memory !== undefined ? [] : (member.lastObservation?.calls.flatMap(callImages) ?? []);
     const options = images.length > 0 ? { rounds: member.rounds, cause: triggered.id, images } : { rounds: member.rounds, cause: triggered.id };
     member.runtime.runWith(input, options, (result) => finish(result.reason, result.observation));
   } catch (error) {
@@ -44,4 +45,13 @@ export function takeTurn(stage: TurnStage, member: SceneMember, tick: number, do
     stage.logger.error({ agent: member.name, err: error }, 'scene turn failed');
     finish('error', member.lastObservation);
   }
+}
+
+/**
+ * What a model-driven member perceives as its turn opens. An agent with memory already has its last
+ * observation in the history it is sent (whole, or as an execution-log line): it is not repeated.
+ */
+function openingPerception(member: SceneMember, tick: number, world: WorldReader): Perception {
+  const perception = member.perceive({ round: 1 }, tick, world);
+  return member.runtime.memory === undefined ? perception : { ...perception, observation: undefined };
 }

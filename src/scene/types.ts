@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Agent, PendingObservation } from '../agent/agent-options.js';
+import type { MemoryOptions } from '../agent/memory/agent-memory.js';
 import type { Budget, BudgetLimits, BudgetUsage } from '../agent/budget.js';
 import type { Bus } from '../bus/bus.js';
 import type { Envelope, Pattern, RunReason, TriggerReason } from '../bus/events.js';
@@ -93,6 +94,8 @@ export type CastMember = {
   budget?: BudgetLimits;
   maxCorrections?: number;
   maxObservationChars?: number;
+  /** Keep the agent's conversation across its turns (see `createAgent`'s `memory`, docs/memory.md). */
+  memory?: MemoryOptions | boolean;
 };
 
 /** How a scene is built: `createScene(options)`. */

@@ -2,6 +2,7 @@ import { cpus } from 'node:os';
 import { benchAgentRun } from './agent-run.bench.js';
 import { benchCrowd } from './crowd.bench.js';
 import type { Row } from './measure.js';
+import { benchMemory } from './memory.bench.js';
 import { benchParkedAgents } from './parked-agents.bench.js';
 import { benchStatechart } from './statechart.bench.js';
 import { benchStreamParse } from './stream-parse.bench.js';
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
   rows.push(...(await benchStreamParse(quick ? [1_000, 100_000] : [1_000, 100_000, 1_000_000])));
   rows.push(...(await benchParkedAgents(quick ? 1_000 : 10_000)));
   rows.push(...(await benchCrowd(quick ? [1_000] : [1_000, 10_000, 100_000], quick ? 3 : 4, quick ? 2_000 : 50_000)));
+  rows.push(...(await benchMemory(50)));
   const cpu = cpus()[0]?.model ?? 'unknown cpu';
   console.log(`troupe bench — node ${process.version}, ${cpus().length} cores (${cpu})\n`);
   console.log('| benchmark | iterations | µs/op | vs bare | note |');
