@@ -24,11 +24,12 @@ export type InspectTarget = { scene: Scene; history: EventHistory } | { events: 
 
 /**
  * Starts the inspector for a command and prints `inspector: <url>` on stderr (the token is in it:
- * stdout may be piped to other tools). Notices (a dropped client) go to `note`.
+ * stdout may be piped to other tools). Notices (an address beyond loopback, a dropped client) go
+ * to `note`, the warning before the URL.
  */
 export async function openInspectorSession(
   target: InspectTarget,
-  port: number | undefined,
+  where: { port: number | undefined; host: string | undefined },
   io: CliIo,
   note: (line: string) => void,
 ): Promise<Outcome<InspectorSession, string>> {
@@ -37,7 +38,8 @@ export async function openInspectorSession(
   try {
     inspector = await startInspector({
       ...('scene' in target ? { scene: target.scene, history: target.history, gate } : { events: target.events }),
-      port: port ?? 0,
+      port: where.port ?? 0,
+      ...(where.host === undefined ? {} : { host: where.host }),
       onNotice: (notice) => note(notice.message),
     });
   } catch (error) {
