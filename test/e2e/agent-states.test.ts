@@ -53,4 +53,22 @@ describe('agent states on the inspector page', () => {
     expect(await textOf(ui.speech('sage').first().locator('.speech-text'))).toBe('Patience is a virtue.');
     expect(view.errors).toEqual([]);
   });
+
+  it('shows a long run as running when its history no longer holds scene.started, and stopped once it ends', async () => {
+    const crier = { name: 'crier', brain: ({ tick }: { tick: number }) => `Hear ye! It is tick ${tick}.`, triggers: [{ every: 1 }] };
+    stage = await startStage({ cast: [crier], historySize: 20 });
+    await stage.scene.start();
+    for (let tick = 0; tick < 5; tick++) await stage.scene.step();
+    expect(stage.history.events().some((event) => event.type === 'scene.started')).toBe(false);
+    view = await openInspector(await browser(), stage.inspector.url);
+    const ui = parts(view.page);
+    await ui.speech('crier').last().waitFor();
+    expect(await textOf(ui.header.runState)).toBe('running');
+    expect(await ui.header.pause.isVisible()).toBe(true);
+
+    await stage.scene.stop();
+    await expect.poll(() => textOf(ui.header.runState), POLL).toBe('stopped · stopped');
+    expect(await ui.header.pause.isVisible()).toBe(false);
+    expect(view.errors).toEqual([]);
+  });
 });
