@@ -95,7 +95,11 @@ describe('the inspector page layout', () => {
     await expect.poll(() => cards.count(), { timeout: 15_000 }).toBe(NAMES.length + 1);
     const colours = await view.page
       .locator('.agent-card .agent-dot')
-      .evaluateAll((dots) => dots.map((dot) => getComputedStyle(dot).getPropertyValue('--hue').trim()));
+      .evaluateAll((dots) => {
+        // Runs in the page (the test's own types have no DOM).
+        const styleOf = (globalThis as unknown as { getComputedStyle(node: unknown): { getPropertyValue(name: string): string } }).getComputedStyle;
+        return dots.map((dot) => styleOf(dot).getPropertyValue('--hue').trim());
+      });
     expect(colours.every((colour) => colour !== '')).toBe(true);
     expect(new Set(colours).size).toBe(colours.length);
     stage.scene.agents.get('steward')!.agent.approve(requested.data.callId);
