@@ -29,11 +29,14 @@ export type InspectTarget = { scene: Scene; history: EventHistory } | { events: 
  */
 export async function openInspectorSession(
   target: InspectTarget,
-  where: { port: number | undefined; host: string | undefined },
+  where: { port: number | undefined; host: string | undefined; paused?: boolean },
   io: CliIo,
   note: (line: string) => void,
 ): Promise<Outcome<InspectorSession, string>> {
-  const gate = 'scene' in target ? createTickGate(target.scene) : undefined;
+  if (where.paused === true && 'scene' in target && target.scene.clockMode !== 'stepped') {
+    return failure(`--paused works for stepped scenes; ${target.scene.name} runs on a ${target.scene.clockMode} clock`);
+  }
+  const gate = 'scene' in target ? createTickGate(target.scene, { paused: where.paused === true }) : undefined;
   let inspector: Inspector;
   try {
     inspector = await startInspector({
@@ -46,6 +49,7 @@ export async function openInspectorSession(
     return failure((error as Error).message);
   }
   note(`inspector: ${inspector.url}`);
+  if (gate?.paused === true) note('inspector: the scene is paused before its first tick: Resume or Step on the page');
   return success({
     inspector,
     gate,

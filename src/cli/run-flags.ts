@@ -26,6 +26,8 @@ export type RunFlags = {
   port: number | undefined;
   /** The address the inspector binds (absent: 127.0.0.1; anything else is warned about); only with `inspect`. */
   host: string | undefined;
+  /** Hold a stepped scene before its first tick until the page resumes or steps it; only with `inspect`. */
+  paused: boolean;
   options: SceneOptionValues;
 };
 
@@ -43,6 +45,7 @@ export const COMMON_FLAGS: Record<string, ArgOption> = {
   inspect: { type: 'boolean' },
   port: { type: 'string' },
   host: { type: 'string' },
+  paused: { type: 'boolean' },
 };
 
 /**
@@ -92,6 +95,7 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
   const host = hostFlag(values.host);
   if (!host.ok) return host;
   if (host.value !== undefined && values.inspect !== true) return failure("--host is the inspector's address: give --inspect too");
+  if (values.paused === true && values.inspect !== true) return failure('--paused holds the scene for the inspector\'s page: give --inspect too');
   const sceneOptions = sceneOptionValues(specs, values as Record<string, string | boolean | undefined>);
   if (!sceneOptions.ok) return sceneOptions;
   return success({
@@ -108,6 +112,7 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
     inspect: values.inspect === true,
     port: port.value,
     host: host.value,
+    paused: values.paused === true,
     options: sceneOptions.value,
   });
 }

@@ -26,6 +26,8 @@ Run flags:
   --port N         the inspector's port, for --inspect (default: any free one)
   --host ADDR      the inspector's address, for --inspect (default 127.0.0.1; anything
                    else is warned about: the page can approve tool calls)
+  --paused         with --inspect, hold a stepped scene before its first tick until
+                   Resume or Step on the page
   -h, --help       help; with a scene, its own flags too
 
 Environment: TROUPE_LOG_LEVEL (default warn), TROUPE_SCENES_DIR, NO_COLOR; for --model

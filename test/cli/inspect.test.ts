@@ -134,6 +134,27 @@ describe('troupe run --inspect', () => {
     expect(foreign.err).toContain('troupe: inspector cannot listen on 192.0.2.1:0: 192.0.2.1 is not an address of this machine');
   });
 
+  it('--paused holds the scene before its first tick until the page steps or resumes it', async () => {
+    const run = startTroupe(['run', 'talk', '--seed', '7', '--inspect', '--paused', '--quiet'], /paused before its first tick/);
+    const [, base, , token] = URL_LINE.exec((await run.printed).input)!;
+    expect(run.err()).toContain('inspector: the scene is paused before its first tick: Resume or Step on the page\n');
+    const command = (type: string) =>
+      fetch(new URL('/control', base), { method: 'POST', headers: { 'X-Troupe-Token': token!, Origin: new URL(base!).origin, 'Content-Type': 'application/json' }, body: JSON.stringify({ type }) });
+    expect(await getState(base!, token!)).toMatchObject({ paused: true, started: true, stopped: false, tick: 0 });
+    expect((await command('step')).status).toBe(200);
+    await expect.poll(async () => (await getState(base!, token!)).tick, { timeout: 10_000 }).toBe(1);
+    expect(await getState(base!, token!)).toMatchObject({ paused: true, stopped: false });
+    expect((await command('resume')).status).toBe(200);
+    await expect.poll(() => run.err(), { timeout: 10_000 }).toContain('the scene has ended; still serving');
+    run.interrupt();
+    expect(await run.exit).toBe(0);
+    expect(run.out()).toMatch(/^talk ended/);
+  }, 20_000);
+
+  it('refuses --paused without --inspect', async () => {
+    expect(await troupe(['run', 'talk', '--paused'])).toMatchObject({ code: 2, err: "troupe run talk: --paused holds the scene for the inspector's page: give --inspect too\n" });
+  });
+
   it('refuses a bad --port, a --port without --inspect, and a port in use', async () => {
     expect(await troupe(['run', 'talk', '--inspect', '--port', '70000'])).toMatchObject({ code: 2, err: 'troupe run talk: --port must be an integer from 0 to 65535 (0: any free port); got "70000"\n' });
     expect(await troupe(['run', 'talk', '--port', '4000'])).toMatchObject({ code: 2, err: "troupe run talk: --port is the inspector's port: give --inspect too\n" });
