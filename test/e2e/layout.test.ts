@@ -105,4 +105,45 @@ describe('the inspector page layout', () => {
     stage.scene.agents.get('steward')!.agent.approve(requested.data.callId);
     await running;
   });
+
+  it('keeps long names and keys in bounds, and shows an observation\'s two lines whole', async () => {
+    const longName = `guest-${'x'.repeat(58)}`;
+    const note = defineTool({
+      name: 'note',
+      description: 'Write a note.',
+      parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      execute: ({ text }, { agent }) => {
+        stage!.scene.world.set('notes', { [String(text)]: 'kept' }, { agent });
+        return 'noted_with_underscores';
+      },
+    });
+    const key = `a_very_long_key_${'y'.repeat(120)}`;
+    stage = await startStage({
+      cast: [{ name: longName, tools: [note], provider: scriptedProvider([`<ACTION><note><text>${key}</text></note></ACTION>`]), triggers: ['start'] }],
+    });
+    view = await openInspector(await browser(), stage.inspector.url);
+    const { page } = view;
+    await stage.run(1);
+    const observation = page.locator('#transcript .entry.observation .observation-text').first();
+    await observation.waitFor();
+    await page.locator('#world .w-leaf .w-key').first().waitFor();
+    const sizes = await page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: { querySelector(selector: string): { getBoundingClientRect(): { width: number }; scrollHeight: number; clientHeight: number } } }).document;
+      const width = (selector: string) => doc.querySelector(selector).getBoundingClientRect().width;
+      const text = doc.querySelector('#transcript .entry.observation .observation-text');
+      return {
+        select: width('#timeline-agent'),
+        leaf: width('#world .w-leaf'),
+        key: width('#world .w-leaf .w-key'),
+        value: width('#world .w-leaf .w-value'),
+        cutOff: text.scrollHeight - text.clientHeight,
+      };
+    });
+    expect(await observation.textContent()).toContain('noted_with_underscores');
+    expect(sizes.select).toBeLessThanOrEqual(200);
+    expect(sizes.key).toBeLessThanOrEqual(sizes.leaf / 2);
+    expect(sizes.value).toBeGreaterThan(20); // "kept", on one line beside the key
+    expect(sizes.cutOff).toBeLessThanOrEqual(0);
+    expect(view.errors).toEqual([]);
+  });
 });
