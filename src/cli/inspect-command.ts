@@ -2,24 +2,25 @@ import { parseArgs } from 'node:util';
 import { readLog, type ReadLogResult } from '../record/read-log.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { openInspectorSession } from './inspect-session.js';
-import { portFlag } from './run-flags.js';
+import { hostFlag, portFlag } from './run-flags.js';
 
 /** `troupe inspect --help`. */
-export const INSPECT_USAGE = `Usage: troupe inspect <session.jsonl> [--port N]
+export const INSPECT_USAGE = `Usage: troupe inspect <session.jsonl> [--port N] [--host ADDR]
 
   Serves a session log (troupe run --log FILE) in the inspector, read-only, until Ctrl-C.
-  --port N   the port (default: any free one)`;
+  --port N      the port (default: any free one)
+  --host ADDR   the address to bind (default 127.0.0.1; anything else is warned about)`;
 
 /**
- * `troupe inspect <log> [--port N]`: reads a session log (quarantined lines are reported, not
+ * `troupe inspect <log> [--port N] [--host ADDR]`: reads a session log (quarantined lines are reported, not
  * fatal) and serves it until Ctrl-C. A log that cannot be read exits 1, bad flags 2.
  */
 export async function inspectCommand(args: readonly string[], io: CliIo): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...args], options: { port: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: true });
+    parsed = parseArgs({ args: [...args], options: { port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: true });
   } catch (error) {
-    io.err.write(`troupe inspect: ${(error as Error).message.split('\n')[0]}; valid flags: --port, --help\n`);
+    io.err.write(`troupe inspect: ${(error as Error).message.split('\n')[0]}; valid flags: --port, --host, --help\n`);
     return EXIT.usage;
   }
   const { values, positionals } = parsed;
@@ -37,6 +38,11 @@ export async function inspectCommand(args: readonly string[], io: CliIo): Promis
     io.err.write(`troupe inspect: ${port.problem}\n`);
     return EXIT.usage;
   }
+  const host = hostFlag(values.host);
+  if (!host.ok) {
+    io.err.write(`troupe inspect: ${host.problem}\n`);
+    return EXIT.usage;
+  }
   let log: ReadLogResult;
   try {
     log = readLog(path);
@@ -46,7 +52,7 @@ export async function inspectCommand(args: readonly string[], io: CliIo): Promis
   }
   for (const line of log.quarantined) io.err.write(`troupe inspect: ${path} line ${line.lineNumber} skipped: ${line.reason}\n`);
   const note = (line: string): void => void io.err.write(`${line}\n`);
-  const opened = await openInspectorSession({ events: log.events }, port.value, io, note);
+  const opened = await openInspectorSession({ events: log.events }, { port: port.value, host: host.value }, io, note);
   if (!opened.ok) {
     io.err.write(`troupe inspect: ${opened.problem}\n`);
     return EXIT.failed;

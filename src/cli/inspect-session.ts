@@ -24,26 +24,32 @@ export type InspectTarget = { scene: Scene; history: EventHistory } | { events: 
 
 /**
  * Starts the inspector for a command and prints `inspector: <url>` on stderr (the token is in it:
- * stdout may be piped to other tools). Notices (a dropped client) go to `note`.
+ * stdout may be piped to other tools). Notices (an address beyond loopback, a dropped client) go
+ * to `note`, the warning before the URL.
  */
 export async function openInspectorSession(
   target: InspectTarget,
-  port: number | undefined,
+  where: { port: number | undefined; host: string | undefined; paused?: boolean },
   io: CliIo,
   note: (line: string) => void,
 ): Promise<Outcome<InspectorSession, string>> {
-  const gate = 'scene' in target ? createTickGate(target.scene) : undefined;
+  if (where.paused === true && 'scene' in target && target.scene.clockMode !== 'stepped') {
+    return failure(`--paused works for stepped scenes; ${target.scene.name} runs on a ${target.scene.clockMode} clock`);
+  }
+  const gate = 'scene' in target ? createTickGate(target.scene, { paused: where.paused === true }) : undefined;
   let inspector: Inspector;
   try {
     inspector = await startInspector({
       ...('scene' in target ? { scene: target.scene, history: target.history, gate } : { events: target.events }),
-      port: port ?? 0,
+      port: where.port ?? 0,
+      ...(where.host === undefined ? {} : { host: where.host }),
       onNotice: (notice) => note(notice.message),
     });
   } catch (error) {
     return failure((error as Error).message);
   }
   note(`inspector: ${inspector.url}`);
+  if (gate?.paused === true) note('inspector: the scene is paused before its first tick: Resume or Step on the page');
   return success({
     inspector,
     gate,

@@ -24,6 +24,10 @@ export type RunFlags = {
   inspect: boolean;
   /** The inspector's port (absent or 0: any free one); only with `inspect`. */
   port: number | undefined;
+  /** The address the inspector binds (absent: 127.0.0.1; anything else is warned about); only with `inspect`. */
+  host: string | undefined;
+  /** Hold a stepped scene before its first tick until the page resumes or steps it; only with `inspect`. */
+  paused: boolean;
   options: SceneOptionValues;
 };
 
@@ -40,6 +44,8 @@ export const COMMON_FLAGS: Record<string, ArgOption> = {
   record: { type: 'string' },
   inspect: { type: 'boolean' },
   port: { type: 'string' },
+  host: { type: 'string' },
+  paused: { type: 'boolean' },
 };
 
 /**
@@ -86,6 +92,10 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
   const port = portFlag(values.port);
   if (!port.ok) return port;
   if (port.value !== undefined && values.inspect !== true) return failure("--port is the inspector's port: give --inspect too");
+  const host = hostFlag(values.host);
+  if (!host.ok) return host;
+  if (host.value !== undefined && values.inspect !== true) return failure("--host is the inspector's address: give --inspect too");
+  if (values.paused === true && values.inspect !== true) return failure('--paused holds the scene for the inspector\'s page: give --inspect too');
   const sceneOptions = sceneOptionValues(specs, values as Record<string, string | boolean | undefined>);
   if (!sceneOptions.ok) return sceneOptions;
   return success({
@@ -101,6 +111,8 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
     record,
     inspect: values.inspect === true,
     port: port.value,
+    host: host.value,
+    paused: values.paused === true,
     options: sceneOptions.value,
   });
 }
@@ -112,6 +124,17 @@ export function portFlag(raw: unknown): Outcome<number | undefined, string> {
   const value = /^\d{1,5}$/.test(text.trim()) ? Number(text) : Number.NaN;
   if (!(value >= 0 && value <= 65_535)) return failure(`--port must be an integer from 0 to 65535 (0: any free port); got ${JSON.stringify(text)}`);
   return success(value);
+}
+
+/**
+ * `--host ADDR`: the address the inspector binds. Only its shape is checked here; whether it is
+ * an address of this machine is for `listen` to say, and anything but loopback is warned about.
+ */
+export function hostFlag(raw: unknown): Outcome<string | undefined, string> {
+  if (raw === undefined) return success(undefined);
+  const text = String(raw).trim();
+  if (text === '' || /[\s/?#@]/.test(text)) return failure(`--host needs an address of this machine, e.g. --host 127.0.0.1 (the default) or --host 0.0.0.0; got ${JSON.stringify(String(raw))}`);
+  return success(text);
 }
 
 function integerFlag(name: string, raw: unknown, min: number): Outcome<number | undefined, string> {

@@ -89,7 +89,7 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
   }
   runLog?.ensureRecording(sceneBus);
   if (flags.inspect) {
-    const opened = await openInspectorSession({ scene, history: history ?? runHistory(sceneBus) }, flags.port, io, (line) => output.note(line));
+    const opened = await openInspectorSession({ scene, history: history ?? runHistory(sceneBus) }, { port: flags.port, host: flags.host, paused: flags.paused }, io, (line) => output.note(line));
     if (!opened.ok) {
       output.note(`troupe: ${opened.problem}`);
       return finish(EXIT.failed);

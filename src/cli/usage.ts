@@ -5,7 +5,8 @@ import { describeSceneOptions } from './scene-options.js';
 export const USAGE = `Usage:
   troupe run <scene> [flags] [scene flags]   run a scene from scenes/
   troupe list                                list the scenes, with their own flags
-  troupe inspect <session.jsonl> [--port N]  serve a session log in the inspector
+  troupe inspect <session.jsonl> [--port N] [--host ADDR]
+                                             serve a session log in the inspector
   troupe help                                this text
 
 Run flags:
@@ -23,6 +24,10 @@ Run flags:
                    its URL with the token goes to stderr; it keeps serving after the scene
                    ends, until Ctrl-C. See docs/inspector.md.
   --port N         the inspector's port, for --inspect (default: any free one)
+  --host ADDR      the inspector's address, for --inspect (default 127.0.0.1; anything
+                   else is warned about: the page can approve tool calls)
+  --paused         with --inspect, hold a stepped scene before its first tick until
+                   Resume or Step on the page
   -h, --help       help; with a scene, its own flags too
 
 Environment: TROUPE_LOG_LEVEL (default warn), TROUPE_SCENES_DIR, NO_COLOR; for --model

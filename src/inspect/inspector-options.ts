@@ -73,6 +73,12 @@ export type InspectorState = {
   scene: string | null;
   clock: Scene['clockMode'] | null;
   paused: boolean;
+  /**
+   * Whether the scene has started and stopped: a live scene says so itself (a history that no
+   * longer holds `scene.started` cannot); a log or a bare bus, from its `scene.*` events.
+   */
+  started: boolean;
+  stopped: boolean;
   /** True when `/control` can act: a live scene or agents were given. */
   canControl: boolean;
   agents: { name: string; state: string }[];

@@ -28,6 +28,8 @@ export function stateSnapshot(source: StateSource): InspectorState {
       scene: scene.name,
       clock: scene.clockMode,
       paused: gate?.paused ?? false,
+      started: scene.started,
+      stopped: scene.stopped,
       canControl: true,
       agents: [...[...scene.agents.values()].map((member) => ({ name: member.name, state: member.agent.state as string })), ...standalone],
       world: scene.world.snapshot(),
@@ -42,6 +44,8 @@ export function stateSnapshot(source: StateSource): InspectorState {
     scene: folded.scene,
     clock: null,
     paused: false,
+    started: folded.started,
+    stopped: folded.stopped,
     canControl: live && agents.size > 0,
     agents: [...folded.agents].map(([name, state]) => ({ name, state })),
     world: folded.world,
@@ -49,11 +53,11 @@ export function stateSnapshot(source: StateSource): InspectorState {
   };
 }
 
-type Folded = { scene: string | null; agents: Map<string, string>; world: Record<string, unknown>; tick: number };
+type Folded = { scene: string | null; agents: Map<string, string>; world: Record<string, unknown>; tick: number; started: boolean; stopped: boolean };
 
 /** Replays what the events say about the scene, in order. */
 export function foldEvents(events: readonly Envelope[]): Folded {
-  const folded: Folded = { scene: null, agents: new Map(), world: {}, tick: 0 };
+  const folded: Folded = { scene: null, agents: new Map(), world: {}, tick: 0, started: false, stopped: false };
   for (const event of events) {
     if (folded.scene === null && typeof event.scene === 'string') folded.scene = event.scene;
     switch (event.type) {
@@ -66,6 +70,8 @@ export function foldEvents(events: readonly Envelope[]): Folded {
       case 'scene.started':
       case 'scene.tick':
       case 'scene.stopped':
+        if (event.type === 'scene.started') folded.started = true;
+        if (event.type === 'scene.stopped') folded.stopped = true;
         if (typeof event.data.tick === 'number') folded.tick = Math.max(folded.tick, event.data.tick);
         break;
       case 'world.changed':

@@ -109,6 +109,52 @@ describe('troupe run --inspect', () => {
     for (const line of run.out().trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
   });
 
+  it('binds another address with --host, and warns before the URL that the page is reachable beyond this machine', async () => {
+    const run = startTroupe(['run', 'talk', '--seed', '7', '--inspect', '--host', '0.0.0.0', '--quiet'], /still serving/);
+    const [, base, port, token] = URL_LINE.exec((await run.printed).input)!;
+    const warning = `troupe inspector: listening on 0.0.0.0:${port}, beyond this machine: anyone who can reach it and has the token can watch the scene and approve tool calls. Bind 127.0.0.1 (the default) unless you mean it.\n`;
+    expect(run.err().startsWith(warning)).toBe(true);
+    // The URL printed is still the loopback one, token included.
+    expect(await getState(base!, token!)).toMatchObject({ mode: 'live', scene: 'talk' });
+    run.interrupt();
+    expect(await run.exit).toBe(0);
+    const local = startTroupe(['run', 'talk', '--inspect', '--host', '127.0.0.1', '--quiet'], /still serving/);
+    await local.printed;
+    local.interrupt();
+    expect(await local.exit).toBe(0);
+    expect(local.err()).not.toContain('beyond this machine');
+  }, 20_000);
+
+  it('refuses a bad --host, a --host without --inspect, and an address that is not ours', async () => {
+    expect(await troupe(['run', 'talk', '--host', '0.0.0.0'])).toMatchObject({ code: 2, err: "troupe run talk: --host is the inspector's address: give --inspect too\n" });
+    expect(await troupe(['run', 'talk', '--inspect', '--host', 'http://evil/'])).toMatchObject({ code: 2, err: expect.stringContaining('--host needs an address of this machine') });
+    expect(await troupe(['inspect', 'a.jsonl', '--host', ' '])).toMatchObject({ code: 2, err: expect.stringMatching(/^troupe inspect: --host needs an address of this machine/) });
+    const foreign = await troupe(['run', 'talk', '--inspect', '--host', '192.0.2.1', '--quiet']);
+    expect(foreign.code).toBe(1);
+    expect(foreign.err).toContain('troupe: inspector cannot listen on 192.0.2.1:0: 192.0.2.1 is not an address of this machine');
+  });
+
+  it('--paused holds the scene before its first tick until the page steps or resumes it', async () => {
+    const run = startTroupe(['run', 'talk', '--seed', '7', '--inspect', '--paused', '--quiet'], /paused before its first tick/);
+    const [, base, , token] = URL_LINE.exec((await run.printed).input)!;
+    expect(run.err()).toContain('inspector: the scene is paused before its first tick: Resume or Step on the page\n');
+    const command = (type: string) =>
+      fetch(new URL('/control', base), { method: 'POST', headers: { 'X-Troupe-Token': token!, Origin: new URL(base!).origin, 'Content-Type': 'application/json' }, body: JSON.stringify({ type }) });
+    expect(await getState(base!, token!)).toMatchObject({ paused: true, started: true, stopped: false, tick: 0 });
+    expect((await command('step')).status).toBe(200);
+    await expect.poll(async () => (await getState(base!, token!)).tick, { timeout: 10_000 }).toBe(1);
+    expect(await getState(base!, token!)).toMatchObject({ paused: true, stopped: false });
+    expect((await command('resume')).status).toBe(200);
+    await expect.poll(() => run.err(), { timeout: 10_000 }).toContain('the scene has ended; still serving');
+    run.interrupt();
+    expect(await run.exit).toBe(0);
+    expect(run.out()).toMatch(/^talk ended/);
+  }, 20_000);
+
+  it('refuses --paused without --inspect', async () => {
+    expect(await troupe(['run', 'talk', '--paused'])).toMatchObject({ code: 2, err: "troupe run talk: --paused holds the scene for the inspector's page: give --inspect too\n" });
+  });
+
   it('refuses a bad --port, a --port without --inspect, and a port in use', async () => {
     expect(await troupe(['run', 'talk', '--inspect', '--port', '70000'])).toMatchObject({ code: 2, err: 'troupe run talk: --port must be an integer from 0 to 65535 (0: any free port); got "70000"\n' });
     expect(await troupe(['run', 'talk', '--port', '4000'])).toMatchObject({ code: 2, err: "troupe run talk: --port is the inspector's port: give --inspect too\n" });
@@ -142,7 +188,7 @@ describe('troupe inspect <log>', () => {
     const missing = await troupe(['inspect', '/nonexistent/run.jsonl']);
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/^troupe inspect: cannot read session log \/nonexistent\/run\.jsonl: .*ENOENT/);
-    expect((await troupe(['inspect', '--help'])).out).toContain('Usage: troupe inspect <session.jsonl> [--port N]');
+    expect((await troupe(['inspect', '--help'])).out).toContain('Usage: troupe inspect <session.jsonl> [--port N] [--host ADDR]');
   });
 });
 

@@ -158,7 +158,7 @@ describe('POST /control: pause, step, resume', () => {
     expect(await control(port, { type: 'pause' })).toEqual({ status: 200, body: { ok: true } });
     const running = scene.run({ ticks: 3, beforeTick: gate.beforeTick });
     expect(await gate.held()).toBe(1);
-    expect(await state(port)).toMatchObject({ mode: 'live', scene: 'clock', clock: 'stepped', paused: true, canControl: true, tick: 0, agents: [{ name: 'clock', state: 'idle' }] });
+    expect(await state(port)).toMatchObject({ mode: 'live', scene: 'clock', clock: 'stepped', paused: true, started: true, stopped: false, canControl: true, tick: 0, agents: [{ name: 'clock', state: 'idle' }] });
 
     expect(await control(port, { type: 'step' })).toEqual({ status: 200, body: { ok: true } });
     expect(await gate.held()).toBe(2);

@@ -37,6 +37,8 @@ describe('serving a session log', () => {
       scene: 'cellar',
       clock: null,
       paused: false,
+      started: true,
+      stopped: true,
       canControl: false,
       agents: [{ name: 'cellarer', state: 'done' }], // its last agent.state
       world: { door: { open: true }, ale: 1 },

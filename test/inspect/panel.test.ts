@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBus, createEventHistory, sequentialIds, type Bus, type Pattern } from '../../src/index.js';
 import { connectPanel, type Panel, type PanelGap, type PanelOptions, type PanelStatus } from '../../src/inspect/page/panel.js';
@@ -177,5 +179,22 @@ describe('connectPanel in Node', () => {
   it('refuses bad options at once', () => {
     expect(() => connectPanel('http://127.0.0.1:1/', {} as never)).toThrow('connectPanel(url, options) needs options.onEvent, a function');
     expect(() => connectPanel('http://127.0.0.1:1/', { onEvent: () => undefined, policy: 'latest' as never })).toThrow(/policy must be one of/);
+  });
+});
+
+describe('troupe/panel as a package', () => {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { exports: Record<string, { types: string; import: string }>; scripts: { build: string } };
+
+  it('exports the page folder the build copies, module and types, which exist in the source', () => {
+    const panel = pkg.exports['./panel']!;
+    expect(panel).toEqual({ types: './dist/src/inspect/page/panel.d.ts', import: './dist/src/inspect/page/panel.js' });
+    // tsc does not emit the page's plain modules: the build copies the folder as it is.
+    expect(pkg.scripts.build).toContain("cpSync('src/inspect/page','dist/src/inspect/page'");
+    for (const target of [panel.types, panel.import]) expect(existsSync(`${root}${target.replace('./dist/', '')}`)).toBe(true);
+    // The types reach the bus catalogue by a relative path that holds in dist/ as in src/.
+    const imported = /from '(\.\.\/\.\.\/bus\/events\.js)'/.exec(readFileSync(`${root}src/inspect/page/panel.d.ts`, 'utf8'))?.[1];
+    expect(imported).toBe('../../bus/events.js');
+    expect(existsSync(`${root}src/bus/events.ts`)).toBe(true);
   });
 });

@@ -16,13 +16,16 @@ import { withChange } from './world-path.js';
 
 /**
  * What `GET /state` answers. `initialWorld` is optional: in log mode it is the world before the
- * first event, which the scrubber starts from (without it, from an empty world).
+ * first event, which the scrubber starts from (without it, from an empty world). `started` and
+ * `stopped` are the scene's own word, for when the history no longer holds `scene.started`.
  *
  * @typedef {{
  *   mode: 'live' | 'log',
  *   scene: string | null,
  *   clock: unknown,
  *   paused: boolean,
+ *   started?: boolean,
+ *   stopped?: boolean,
  *   canControl: boolean,
  *   agents: { name: string, state: string }[],
  *   world: unknown,
@@ -94,7 +97,10 @@ export function createModel(snapshot, options = {}) {
     // header only (a history that no longer holds the scene's early ticks still shows the right one).
     tick: 0,
     shownTick: fromStart ? 0 : Number(snapshot.tick ?? 0),
-    started: false,
+    // A long run's history may no longer hold `scene.started`: the server's word seeds it. A stop
+    // shows at once (no Pause on a finished scene); its reason comes with the replayed `scene.stopped`.
+    started: !fromStart && snapshot.started === true,
+    ...(!fromStart && snapshot.stopped === true ? { stopped: { reason: '', tick: Number(snapshot.tick ?? 0) } } : {}),
     eventCount: 0,
     gaps: 0,
     missed: 0,

@@ -58,7 +58,7 @@ export function createHeader(options) {
 
       const state = model.stopped !== undefined ? 'stopped' : model.paused ? 'paused' : model.started ? 'running' : 'waiting';
       runState.className = `badge run-${state}`;
-      runState.textContent = model.stopped !== undefined ? `stopped · ${model.stopped.reason}` : state;
+      runState.textContent = model.stopped !== undefined && model.stopped.reason !== '' ? `stopped · ${model.stopped.reason}` : state;
       runState.title = model.stopped?.detail ?? '';
 
       // Pause and step drive a stepped clock from the page; a log, or a read-only server, has none.

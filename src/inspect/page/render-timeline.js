@@ -78,7 +78,7 @@ export function createTimelineView(parts) {
     const node = el('div', { class: `t-row fam-${family}`, attrs: { 'data-id': event.id, 'data-type': event.type, 'data-agent': event.agent ?? '' } }, [
       el('span', { class: 't-tick', text: `t${row.tick}` }),
       el('span', { class: `t-who ${event.agent === undefined ? 'scene' : hueClass(event.agent)}`, text: event.agent ?? event.scene ?? '' }),
-      el('span', { class: 't-type', text: event.type }),
+      el('span', { class: 't-type', text: event.type, title: event.type }),
       summary,
     ]);
     node.addEventListener('click', () => showDetail(node, row));
