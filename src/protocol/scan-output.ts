@@ -14,6 +14,9 @@
  * searches, see `char-finder.ts`), a block only at `<`. So plain text costs next to nothing, a
  * batch parse copies nothing, and a stream of one-character chunks reads each new chunk in place.
  * A whole output without any `<` cannot hold a tag, so `scanOutput` answers it without the machine.
+ * Between pushes the scanner also knows which characters could change its state (`waitingFor`), so
+ * a short chunk holding none of them is stored and passed over without running the machine at all:
+ * with one-character chunks, the cost of a push is then mostly the cost of keeping the character.
  *
  * It stays one class, longer than most files here, because its modes share the line, run and
  * tentative-region state; the single-purpose matchers live in `tag-watchers.ts` and the verdict in
