@@ -82,15 +82,6 @@ export class ChunkText {
     const length = chunk.length;
     const stage = this.stage;
     const at = this.staged;
-    if (length === 1 && stage !== undefined && at < STAGE_SIZE) {
-      // The loop below, unrolled: for a one-character chunk the loop would cost as much as the rest.
-      const code = chunk.charCodeAt(0);
-      if (code >= 0x80 || stops[code] === 1) return this.appendQuietSlowly(chunk, stops);
-      stage[at] = code;
-      this.staged = at + 1;
-      this.length++;
-      return true;
-    }
     if (length > STAGE_CHUNK) return false;
     if (stage === undefined || at + length > STAGE_SIZE) return this.appendQuietSlowly(chunk, stops);
     let index = 0;
@@ -103,6 +94,21 @@ export class ChunkText {
     if (index < length) return this.appendQuietSlowly(chunk, stops);
     this.staged = at + length;
     this.length += length;
+    return true;
+  }
+
+  /**
+   * `appendQuiet` for a one-character chunk whose code the caller has read: the loop of
+   * `appendQuiet` would cost such a chunk about as much as storing it.
+   */
+  appendQuietChar(chunk: string, code: number, stops: StopChars): boolean {
+    const stage = this.stage;
+    const at = this.staged;
+    if (code >= 0x80 || stage === undefined || at === STAGE_SIZE) return this.appendQuietSlowly(chunk, stops);
+    if (stops[code] === 1) return false;
+    stage[at] = code;
+    this.staged = at + 1;
+    this.length++;
     return true;
   }
 

@@ -204,7 +204,12 @@ class Scanner implements ActionScanner {
     const stops = this.stops;
     // While the state waits for characters a short chunk does not hold, reading it would only move
     // past it: skip the machine. Before the block (outside think sections) it is all visible text.
-    if (stops !== undefined && typeof chunk === 'string' && this.text.appendQuiet(chunk, stops)) {
+    // (One-character chunks get their own call: it leaves this method small enough to be inlined.)
+    if (
+      stops !== undefined &&
+      typeof chunk === 'string' &&
+      (chunk.length === 1 ? this.text.appendQuietChar(chunk, chunk.charCodeAt(0), stops) : this.text.appendQuiet(chunk, stops))
+    ) {
       this.pos += chunk.length;
       if (!this.stopsVisible) return { visible: '', closed: this.closerEnd >= 0 };
       this.emittedTo = this.pos;
