@@ -6,6 +6,12 @@ import type { ParsedOutput } from '../protocol/types.js';
 import type { RetryPolicy } from '../tools/types.js';
 import { retryAfterFailure, type Publish } from './call-model.js';
 
+/**
+ * Why a generation is stopped once `</ACTION>` closes. One instance: an error's stack is captured
+ * when it is made, which would cost more than the rest of the stop, on the path to running the tools.
+ */
+const STOPPED_AFTER_BLOCK = new Error('stopped after </ACTION>');
+
 /** A streamed model turn: the response, and (XML) the output the streaming scanner already parsed. */
 export type StreamedTurn = { response: ModelResponse; parsed?: ParsedOutput };
 
@@ -86,7 +92,7 @@ async function streamAttempt(
     }
     if (closed) {
       // `</ACTION>` closed: the generation was stopped (the loop's `break` closed the stream).
-      generation.abort(new Error('stopped after </ACTION>'));
+      generation.abort(STOPPED_AFTER_BLOCK);
       response = { text: parts.join(''), finishReason: 'stop' };
     } else if (response === undefined) {
       throw new ProviderError('network', `${provider.name}: the stream ended without finishing (cut short)`);

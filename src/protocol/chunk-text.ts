@@ -6,10 +6,23 @@
  * `MERGE_AT` characters; small sealed chunks are merged once they add up to `MERGE_AT`. So each
  * character is copied a bounded number of times, appending costs one concatenation, and a slice
  * costs only what it touches. A batch parse is a single chunk and allocates no list.
+ *
+ * Even a rope costs an allocation per chunk, which dominates a stream of one-character chunks. So
+ * short ASCII chunks are instead copied, a byte each, into a staging buffer that is decoded into one
+ * string when it fills or when a read reaches it: storing a character then costs about as much as
+ * reading it. (ASCII bytes are their own UTF-8, so the decoder is exact; any other chunk, a lone
+ * surrogate included, takes the string path.)
  */
+
+import { holdsNoStop, type StopChars } from './stop-chars.js';
 
 /** Small chunks are merged once they add up to this many characters, so 1-char streams stay compact. */
 const MERGE_AT = 1024;
+/** Chunks up to this long are staged when they are ASCII (and may skip the scanner's machine); longer ones are cheaper as strings. */
+const STAGE_CHUNK = 64;
+/** The staging buffer's size, large enough that one decode serves many chunks. */
+const STAGE_SIZE = 4096;
+const ascii = new TextDecoder();
 
 /** The received text as a list of chunks, with cheap appends and slices by position. */
 export class ChunkText {
@@ -23,30 +36,98 @@ export class ChunkText {
   /** Trailing sealed chunks shorter than `MERGE_AT`, merged into one once they add up to it. */
   private smallCount = 0;
   private smallLength = 0;
+  /** Short ASCII chunks received after `pending`, a byte per character; allocated on first use. */
+  private stage: Uint8Array | undefined;
+  private staged = 0;
   length = 0;
 
   /** Adds a chunk at the end. */
   append(chunk: string): void {
-    if (chunk.length === 0) return;
+    const length = chunk.length;
+    if (length === 0) return;
     if (this.length === 0) {
       this.first = chunk;
-      this.length = chunk.length;
+      this.length = length;
       this.noteSealed(chunk);
       return;
     }
-    this.pending = this.pending.length === 0 ? chunk : this.pending + chunk;
-    this.length += chunk.length;
-    if (this.pending.length >= MERGE_AT) this.seal();
+    if (length <= STAGE_CHUNK) {
+      let stage = this.stage ?? (this.stage = new Uint8Array(STAGE_SIZE));
+      if (this.staged + length > STAGE_SIZE) {
+        this.unstage();
+        stage = this.stage;
+      }
+      const at = this.staged;
+      let index = 0;
+      for (; index < length; index++) {
+        const code = chunk.charCodeAt(index);
+        if (code >= 0x80) break;
+        stage[at + index] = code;
+      }
+      if (index === length) {
+        this.staged = at + length;
+        this.length += length;
+        return;
+      }
+    }
+    if (this.staged > 0) this.unstage();
+    this.toPending(chunk);
+  }
+
+  /**
+   * Adds a short chunk holding no character of `stops` at the end, checking and storing it in one
+   * pass, and returns true; returns false, having added nothing, for any other chunk.
+   */
+  appendQuiet(chunk: string, stops: StopChars): boolean {
+    const length = chunk.length;
+    const stage = this.stage;
+    const at = this.staged;
+    if (length > STAGE_CHUNK) return false;
+    if (stage === undefined || at + length > STAGE_SIZE) return this.appendQuietSlowly(chunk, stops);
+    let index = 0;
+    for (; index < length; index++) {
+      const code = chunk.charCodeAt(index);
+      if (code >= 0x80 || stops[code] === 1) break;
+      // Past `staged`, so a chunk that turns out to hold a stop leaves nothing behind.
+      stage[at + index] = code;
+    }
+    if (index < length) return this.appendQuietSlowly(chunk, stops);
+    this.staged = at + length;
+    this.length += length;
+    return true;
+  }
+
+  /**
+   * `appendQuiet` for a one-character chunk whose code the caller has read: the loop of
+   * `appendQuiet` would cost such a chunk about as much as storing it.
+   */
+  appendQuietChar(chunk: string, code: number, stops: StopChars): boolean {
+    const stage = this.stage;
+    const at = this.staged;
+    if (code >= 0x80 || stage === undefined || at === STAGE_SIZE) return this.appendQuietSlowly(chunk, stops);
+    if (stops[code] === 1) return false;
+    stage[at] = code;
+    this.staged = at + 1;
+    this.length++;
+    return true;
+  }
+
+  /** `appendQuiet` for a chunk the stage cannot take as it is (not ASCII, or no room). */
+  private appendQuietSlowly(chunk: string, stops: StopChars): boolean {
+    if (!holdsNoStop(chunk, stops)) return false;
+    this.append(chunk);
+    return true;
   }
 
   /** The whole text when it arrived as one chunk (a batch parse), so it can be read without a copy. */
   single(): string | undefined {
-    return this.chunks === undefined && this.pending.length === 0 ? this.first : undefined;
+    return this.chunks === undefined && this.pending.length === 0 && this.staged === 0 ? this.first : undefined;
   }
 
   /** The text between two positions, like `String.prototype.slice` with in-range arguments. */
   slice(from: number, to: number): string {
     if (to <= from) return '';
+    if (this.staged > 0) this.unstage();
     if (this.pending.length > 0) this.seal();
     const chunks = this.chunks;
     if (chunks === undefined) return this.first.slice(from, to);
@@ -63,6 +144,21 @@ export class ChunkText {
       pieces.push(to - next >= part.length ? part : part.slice(0, to - next));
     }
     return pieces.join('');
+  }
+
+  /** Adds a chunk to the pending rope; `length` counts it here. */
+  private toPending(chunk: string): void {
+    this.pending = this.pending.length === 0 ? chunk : this.pending + chunk;
+    this.length += chunk.length;
+    if (this.pending.length >= MERGE_AT) this.seal();
+  }
+
+  /** Decodes the staged characters into one string at the end of the pending rope. */
+  private unstage(): void {
+    const text = ascii.decode((this.stage as Uint8Array).subarray(0, this.staged));
+    this.length -= this.staged;
+    this.staged = 0;
+    this.toPending(text);
   }
 
   /** Moves the pending text into the list of chunks. */

@@ -14,6 +14,9 @@
  * searches, see `char-finder.ts`), a block only at `<`. So plain text costs next to nothing, a
  * batch parse copies nothing, and a stream of one-character chunks reads each new chunk in place.
  * A whole output without any `<` cannot hold a tag, so `scanOutput` answers it without the machine.
+ * Between pushes the scanner also knows which characters could change its state (`waitingFor`), so
+ * a short chunk holding none of them is stored and passed over without running the machine at all:
+ * with one-character chunks, the cost of a push is then mostly the cost of keeping the character.
  *
  * It stays one class, longer than most files here, because its modes share the line, run and
  * tentative-region state; the single-purpose matchers live in `tag-watchers.ts` and the verdict in
@@ -24,6 +27,7 @@ import { CharFinder } from './char-finder.js';
 import { ChunkText } from './chunk-text.js';
 import { concludeScan, type ScanFacts } from './conclude-scan.js';
 import { resolveParseOptions, type ParseOptions, type ResolvedParseOptions } from './parse-options.js';
+import { holdsNoStop, NO_STOPS, stopChars, type StopChars } from './stop-chars.js';
 import type { ParsedOutput } from './types.js';
 import { BlockWatcher, CloseTagWatcher, FencedCodeWatcher } from './tag-watchers.js';
 import { VisibleText, trimAscii, trimAsciiRange } from './visible-text.js';
@@ -91,6 +95,10 @@ const ACTION = 'action';
 const PROSE_CHARS = ['\n', '`', '<'];
 /** Plain text is read in a loop this far; past that, native searches are cheaper. */
 const LOOP_BEFORE_SEARCH = 32;
+/** Mid-line in prose, only these can change anything (see `prose`). */
+const PROSE_STOPS = stopChars('\n`<');
+/** Inside a comment with no `-` pending, only a `-` can start its end. */
+const COMMENT_STOPS = stopChars('-');
 
 /**
  * Creates a streaming `<ACTION>` scanner. The concatenation of the `visible` deltas equals the
@@ -104,12 +112,9 @@ const LOOP_BEFORE_SEARCH = 32;
  * show(visible);
  */
 export function createActionScanner(options?: ParseOptions): ActionScanner {
-  const scanner = new Scanner(resolveParseOptions(options));
-  return {
-    push: (chunk) => scanner.push(chunk),
-    end: (finish) => scanner.end(finish).parsed,
-    finish: (finish) => scanner.end(finish),
-  };
+  // The scanner itself, not a wrapper of closures: the call per chunk is then a known method that
+  // the engine inlines, which matters for one-character chunks.
+  return new Scanner(resolveParseOptions(options));
 }
 
 /** Scans a whole output at once: the scanner fed one chunk, without computing visible deltas. */
@@ -120,7 +125,7 @@ export function scanOutput(output: string, options?: ParseOptions): ParsedOutput
   return new Scanner(resolveParseOptions(options)).parse(output);
 }
 
-class Scanner {
+class Scanner implements ActionScanner {
   private readonly text = new ChunkText();
   /** The text from `winStart` to the end of what has arrived, as one flat string. */
   private win = '';
@@ -188,19 +193,71 @@ class Scanner {
   // Streaming only: what `push` has shown so far.
   private visible: VisibleText | undefined;
   private emittedTo = 0;
+  /** Between pushes: the characters that could change the state now, undefined when any could. */
+  private stops: StopChars | undefined;
+  /** Between pushes: whether a chunk without a stop character would be visible text, all of it at once. */
+  private stopsVisible = false;
 
   constructor(private readonly options: ResolvedParseOptions) {}
 
   push(chunk: string): ScanProgress {
+    const stops = this.stops;
+    // While the state waits for characters a short chunk does not hold, reading it would only move
+    // past it: skip the machine. Before the block (outside think sections) it is all visible text.
+    // (One-character chunks get their own call: it leaves this method small enough to be inlined.)
+    if (
+      stops !== undefined &&
+      typeof chunk === 'string' &&
+      (chunk.length === 1 ? this.text.appendQuietChar(chunk, chunk.charCodeAt(0), stops) : this.text.appendQuiet(chunk, stops))
+    ) {
+      this.pos += chunk.length;
+      if (!this.stopsVisible) return { visible: '', closed: this.closerEnd >= 0 };
+      this.emittedTo = this.pos;
+      return { visible: (this.visible as VisibleText).feed(chunk), closed: false };
+    }
+    return this.pushToMachine(chunk);
+  }
+
+  private pushToMachine(chunk: string): ScanProgress {
     if (this.ended || typeof chunk !== 'string') return { visible: '', closed: this.closerEnd >= 0 };
     this.append(chunk);
     this.run();
-    return { visible: this.emit(this.frontier()), closed: this.closerEnd >= 0 };
+    const visible = this.emit(this.frontier());
+    this.stops = this.waitingFor();
+    // Before the block everything is visible but think sections; `emittedTo` lags `pos` while something is held back.
+    this.stopsVisible = this.openerStart < 0 && this.emittedTo === this.pos && !(this.mode === HIDER && this.hiderThink);
+    if (this.stopsVisible) this.visible ??= new VisibleText();
+    return { visible, closed: this.closerEnd >= 0 };
   }
 
-  end(finish?: ScanFinish): ScanProgress & { parsed: ParsedOutput } {
+  /** After a run, the characters that could change the state; undefined when any could. */
+  private waitingFor(): StopChars | undefined {
+    switch (this.mode) {
+      case PROSE:
+        return this.runLength === 0 && this.tildeLength === 0 && this.lineIndent < 0 ? PROSE_STOPS : undefined;
+      case FENCE:
+        return (this.fenced as FencedCodeWatcher).stops();
+      case COMMENT:
+        return this.dashes === 0 ? COMMENT_STOPS : undefined;
+      case HIDER:
+        return (this.hiderWatcher as CloseTagWatcher).stops();
+      case BLOCK:
+        return (this.blockWatcher as BlockWatcher).stops();
+      case DONE:
+        return NO_STOPS;
+      default:
+        return undefined;
+    }
+  }
+
+  end(finish?: ScanFinish): ParsedOutput {
+    return this.finish(finish).parsed;
+  }
+
+  finish(finish?: ScanFinish): ScanProgress & { parsed: ParsedOutput } {
     if (this.result !== undefined) return { visible: '', closed: this.closerEnd >= 0, parsed: this.result };
     this.ended = true;
+    this.stops = undefined;
     this.run();
     const visible = this.emit(this.visibleEnd());
     return { visible, closed: this.closerEnd >= 0, parsed: this.conclude(finish) };

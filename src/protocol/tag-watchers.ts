@@ -5,6 +5,7 @@
  * its end, keeps O(1) state between calls, and jumps over text that cannot matter, so it works
  * across chunk boundaries unchanged and costs next to nothing on plain text.
  */
+import { LF_LT_STOPS, LF_STOPS, LT_STOPS, stopChars, type StopChars } from './stop-chars.js';
 import { isXmlSpace } from './xml-chars.js';
 
 const LF = 0x0a;
@@ -31,6 +32,11 @@ export class CloseTagWatcher {
     this.closer = `/${name}`;
     this.index = 0;
     this.space = false;
+  }
+
+  /** The characters that can change the state now; undefined when any can. */
+  stops(): StopChars | undefined {
+    return this.index === 0 ? LT_STOPS : undefined;
   }
 
   /** Reads `text` from `from` to its end; the index just after the closer's `>`, or -1 when it has not come yet. */
@@ -99,6 +105,12 @@ export class FencedCodeWatcher {
     this.indent = 0;
     this.exampleMatching = false;
     this.exampleOpen = false;
+  }
+
+  /** The characters that can change the state now; undefined when any can. */
+  stops(): StopChars | undefined {
+    if (this.line === OPEN_LINE) return LF_STOPS;
+    return this.line === CONTENT && !this.exampleMatching ? LF_LT_STOPS : undefined;
   }
 
   /** Reads `text` from `from` to its end; the index just after the newline ending the closing fence line, or -1. */
@@ -200,6 +212,8 @@ const OPENER = 3;
 const CDATA_TEXT = '![CDATA[';
 const CLOSER_TEXT = '/action';
 const OPENER_TEXT = 'action';
+/** Inside CDATA with no `]` pending, only a `]` can start its end. */
+const CDATA_STOPS = stopChars(']');
 
 /**
  * Watches the inside of the block for its closer `</ACTION>` outside CDATA sections (rule 3),
@@ -218,6 +232,12 @@ export class BlockWatcher {
   private closeSpace = false;
   private inCdata = false;
   private brackets = 0;
+
+  /** The characters that can change the state now; undefined when any can. */
+  stops(): StopChars | undefined {
+    if (this.inCdata) return this.brackets === 0 ? CDATA_STOPS : undefined;
+    return this.lt < 0 ? LT_STOPS : undefined;
+  }
 
   /**
    * Reads `text` from `from` to its end, where `text[0]` is at output position `base`; the index

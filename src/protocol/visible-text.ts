@@ -11,7 +11,7 @@ const HELD_PIECES = 1024;
 /** A streaming trimmer whose deltas add up to `trimAscii` of the concatenation of its input. */
 export class VisibleText {
   private started = false;
-  /** Whitespace held back: older blocks, flattened, then a rope of the latest pieces. */
+  /** Whitespace held back: older blocks, flattened, then a rope of the latest pieces; `heldPieces` counts them all (0: nothing held). */
   private heldBlocks: string[] | undefined;
   private held = '';
   private heldPieces = 0;
@@ -23,8 +23,14 @@ export class VisibleText {
     if (length > 0 && piece.charCodeAt(0) > 0x20 && piece.charCodeAt(length - 1) > 0x20) {
       // The usual piece while streaming prose: nothing to trim, nothing to hold.
       this.started = true;
-      return this.held.length === 0 && this.heldBlocks === undefined ? piece : this.release() + piece;
+      return this.heldPieces === 0 ? piece : this.release() + piece;
     }
+    return this.trimmed(piece);
+  }
+
+  /** `feed` for a piece that starts or ends with whitespace (or is empty). */
+  private trimmed(piece: string): string {
+    const length = piece.length;
     let first = 0;
     while (first < length && isXmlSpace(piece.charCodeAt(first))) first++;
     if (first === length) {
@@ -35,7 +41,7 @@ export class VisibleText {
     while (isXmlSpace(piece.charCodeAt(last - 1))) last--;
     let delta: string;
     if (this.started) {
-      delta = this.release() + piece.slice(0, last);
+      delta = this.heldPieces === 0 ? piece.slice(0, last) : this.release() + piece.slice(0, last);
     } else {
       delta = piece.slice(first, last);
       this.started = true;
@@ -45,13 +51,12 @@ export class VisibleText {
   }
 
   private hold(whitespace: string): void {
-    this.held = this.held.length === 0 ? whitespace : this.held + whitespace;
-    if (++this.heldPieces < HELD_PIECES) return;
+    this.held = this.heldPieces === 0 ? whitespace : this.held + whitespace;
+    if (++this.heldPieces % HELD_PIECES !== 0) return;
     // Flatten now, while the rope's pieces are young garbage (see `ChunkText`).
     this.held.charCodeAt(0);
     (this.heldBlocks ??= []).push(this.held);
     this.held = '';
-    this.heldPieces = 0;
   }
 
   /** The held whitespace, which something visible now follows. */

@@ -104,3 +104,71 @@ describe('streaming ≡ batch', () => {
     expect(scanner.end().calls).toHaveLength(1);
   });
 });
+
+describe('small chunks (the path that skips the machine)', () => {
+  /** Long plain stretches, so that chunks skip the machine for thousands of characters at a time. */
+  const filler = fc
+    .array(fc.constantFrom('The innkeeper nods. ', 'two ales', 'é', '😀', ']', ']]', '-', '--', ' ', '\t', '>', '&', 'x'), { minLength: 200, maxLength: 700 })
+    .map((parts) => parts.join(''));
+  const longOutput = fc
+    .array(fc.oneof({ weight: 1, arbitrary: modelOutput }, { weight: 1, arbitrary: filler }), { minLength: 2, maxLength: 12 })
+    .map((parts) => parts.join(''));
+  /** Chunk lengths around the limits of the fast path: one character, a few, and longer than a short chunk. */
+  const chunkLengths = fc.array(fc.constantFrom(1, 1, 1, 2, 3, 7, 64, 65, 300), { minLength: 1, maxLength: 20 });
+
+  function chunked(output: string, lengths: number[]): string[] {
+    const chunks: string[] = [];
+    for (let at = 0, index = 0; at < output.length; index++) {
+      const length = lengths[index % lengths.length] as number;
+      chunks.push(output.slice(at, at + length));
+      at += length;
+    }
+    return chunks;
+  }
+
+  it('gives the batch result for long outputs in small chunks, across the staging buffer', () => {
+    fc.assert(
+      fc.property(longOutput, chunkLengths, finish, (output, lengths, end) => {
+        const batch = parseOutput(output, end);
+        const { parsed, deltas } = stream(chunked(output, lengths), end);
+        expect(parsed).toEqual(batch);
+        expect(deltas.join('')).toBe(batch.text);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('reports closed on the very chunk that completes </ACTION>, after a long block in one-character chunks', () => {
+    const body = 'Two ales for the guard, <b>paid</b> & noted.\n'.repeat(300);
+    const output = `Noting it.\n<ACTION><note><text><![CDATA[${body}]]></text></note><note><text>a ] b ]] c</text></note></ACTION> after`;
+    const closer = output.indexOf('</ACTION>') + '</ACTION>'.length - 1;
+    const scanner = createActionScanner();
+    for (let index = 0; index < output.length; index++) {
+      const { closed } = scanner.push(output[index] as string);
+      expect(closed).toBe(index >= closer);
+    }
+    const parsed = scanner.end();
+    expect(parsed.calls.map((call) => call.name)).toEqual(['note', 'note']);
+    expect(parsed).toEqual(parseOutput(output));
+  });
+
+  it('shows each character of prose on the push that brings it, holding back only trailing whitespace', () => {
+    const prose = fc
+      .array(fc.constantFrom('word', ' ', '  ', '\n', '\n\n', '\t', 'é', '😀', '.', '>', '-', ']'), { maxLength: 300 })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(prose, fc.boolean(), (output, oneByOne) => {
+        const scanner = createActionScanner();
+        const chunks = oneByOne ? [...output] : chunked(output, [1, 3, 1, 2]);
+        let shown = '';
+        let received = '';
+        for (const chunk of chunks) {
+          shown += scanner.push(chunk).visible;
+          received += chunk;
+          expect(shown).toBe(received.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, ''));
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
