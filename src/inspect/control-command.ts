@@ -33,7 +33,13 @@ export function parseControlCommand(body: unknown): Outcome<ControlCommand, Cont
   }
   const agent = fields.agent as string;
   const callId = fields.callId as string;
-  if (type === 'approve' || type === 'approveResult') return success({ type, agent, callId });
+  if (type === 'approveResult') return success({ type, agent, callId });
+  if (type === 'approve') {
+    const args = fields.args;
+    if (args === undefined) return success({ type, agent, callId });
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) return bad('"args" must be the JSON object of arguments the approver saw');
+    return success({ type, agent, callId, args: args as Record<string, unknown> });
+  }
   const refusal = type as 'deny' | 'rejectResult';
   const reason = fields.reason;
   if (reason === undefined) return success({ type: refusal, agent, callId });
@@ -53,11 +59,14 @@ export function runControlCommand(command: ControlCommand, target: ControlTarget
     case 'deny': {
       const agent = target.scene?.agents.get(command.agent)?.agent ?? target.agents.get(command.agent);
       if (agent === undefined) return failure({ status: 404, error: `no agent named ${JSON.stringify(command.agent)}` });
-      const done = command.type === 'approve' ? agent.approve(command.callId) : agent.deny(command.callId, command.reason);
+      const done =
+        command.type === 'approve'
+          ? agent.approve(command.callId, command.args === undefined ? {} : { args: command.args })
+          : agent.deny(command.callId, command.reason);
       if (done) return success(undefined);
       return failure({
         status: 409,
-        error: `no call ${JSON.stringify(command.callId)} of ${command.agent} is waiting for approval (already decided, aborted, or never asked)`,
+        error: `no call ${JSON.stringify(command.callId)} of ${command.agent} is waiting for approval with those arguments (already decided, aborted, never asked, or asked with other arguments)`,
       });
     }
     case 'approveResult':

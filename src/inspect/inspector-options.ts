@@ -88,7 +88,11 @@ export type InspectorState = {
 
 /** What `POST /control` takes. */
 export type ControlCommand =
-  | { type: 'approve'; agent: string; callId: string }
+  /**
+   * Runs a call waiting for approval. `args`, when given, are the arguments the approver saw: the
+   * approval holds only if they are still the call's (the page always sends them).
+   */
+  | { type: 'approve'; agent: string; callId: string; args?: Record<string, unknown> }
   | { type: 'deny'; agent: string; callId: string; reason?: string }
   /** Lets a result held by `needsResultApproval` reach the model. */
   | { type: 'approveResult'; agent: string; callId: string }

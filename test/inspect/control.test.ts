@@ -50,7 +50,29 @@ describe('POST /control: approve and deny', () => {
     expect(executed).toEqual(['ana:5']);
     expect(events.find('tool.approval.resolved')?.data).toMatchObject({ callId: data.callId, approved: true });
     const again = await control(inspector.port, { type: 'approve', agent: 'tester', callId: data.callId });
-    expect(again).toEqual({ status: 409, body: { error: expect.stringContaining('is waiting for approval (already decided, aborted, or never asked)') } });
+    expect(again).toEqual({ status: 409, body: { error: expect.stringContaining('is waiting for approval with those arguments') } });
+    expect(executed).toEqual(['ana:5']);
+  });
+
+  it('approve binds to the arguments the approver saw: other arguments are refused and nothing runs', async () => {
+    const { pay, executed } = paymentTool();
+    const { agent } = testAgent({ provider: scriptedProvider([PAY_ANA, 'Paid.']), tools: [pay] });
+    const inspector = await inspect({ bus: agent.bus, agents: [agent] });
+    const asked = new Promise<Envelope<'tool.approval.requested'>>((resolve) => agent.bus.once('tool.approval.requested', resolve));
+    const running = agent.run('Pay Ana 5.');
+    const { data } = await asked;
+
+    const forged = await control(inspector.port, { type: 'approve', agent: 'tester', callId: data.callId, args: { to: 'ana', amount: 500 } });
+    expect(forged).toEqual({ status: 409, body: { error: expect.stringContaining('asked with other arguments') } });
+    expect(await control(inspector.port, { type: 'approve', agent: 'tester', callId: data.callId, args: 'all of them' })).toEqual({
+      status: 400,
+      body: { error: expect.stringContaining('"args" must be the JSON object') },
+    });
+    expect(executed).toEqual([]);
+    expect(agent.state).toBe('awaitingApproval');
+
+    expect(await control(inspector.port, { type: 'approve', agent: 'tester', callId: data.callId, args: { amount: 5, to: 'ana' } })).toEqual({ status: 200, body: { ok: true } });
+    expect((await running).reason).toBe('final_answer');
     expect(executed).toEqual(['ana:5']);
   });
 

@@ -48,7 +48,7 @@ export async function fetchState(token) {
 }
 
 /**
- * @typedef {{ type: 'approve', agent: string, callId: string }
+ * @typedef {{ type: 'approve', agent: string, callId: string, args?: Record<string, unknown> }
  *   | { type: 'deny', agent: string, callId: string, reason?: string }
  *   | { type: 'approveResult', agent: string, callId: string }
  *   | { type: 'rejectResult', agent: string, callId: string, reason?: string }

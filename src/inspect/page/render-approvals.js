@@ -57,7 +57,8 @@ export function createApprovalsView(panel, container, options) {
       }
     };
     const { agent, callId } = approval;
-    approve.addEventListener('click', () => void answer({ type: forResult ? 'approveResult' : 'approve', agent, callId }));
+    // A call's approval carries the arguments shown on the card: the agent refuses it if they are not the call's.
+    approve.addEventListener('click', () => void answer(forResult ? { type: 'approveResult', agent, callId } : { type: 'approve', agent, callId, args: /** @type {Record<string, unknown>} */ (approval.args) }));
     deny.addEventListener('click', () => {
       const type = forResult ? 'rejectResult' : 'deny';
       const text = reason.value.trim();
