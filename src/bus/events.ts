@@ -3,6 +3,7 @@ import type { Args, CallRejection, Issue, MalformedCategory, ProtocolCategory, R
 import type { ToolFailure } from '../tools/types.js';
 import type { ResultPartInfo } from '../tools/result-parts.js';
 import type { BudgetKind } from '../agent/budget.js';
+import type { JsonValue } from '../scene/world-types.js';
 import type { FinishReason as ModelFinishReason, NativeToolCall, ProviderErrorKind, Usage } from '../llm/types.js';
 
 /**
@@ -102,7 +103,8 @@ export type TroupeEvents = {
   'agent.finished': { reason: RunReason; text: string; rounds: number; stats: RunStats; error?: string; issues?: Issue[] };
   /** A budget refused a checkpoint; published once per budget. `scope` is the budget's name. */
   'budget.exhausted': { budget: string; kind: BudgetKind; limit: number; used: number; message: string };
-  'scene.started': { tick: number; seed: number; agents: string[] };
+  /** `world`: the world as the scene starts (a frozen copy; createScene always sets it), so a log replays from it. */
+  'scene.started': { tick: number; seed: number; agents: string[]; world?: JsonValue };
   'scene.tick': { tick: number };
   'scene.stopped': { tick: number; reason: string; detail?: string };
   /** A named event of the scene's own (the `publish_event` tool, or `scene.emit`). */

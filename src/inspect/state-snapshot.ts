@@ -70,7 +70,11 @@ export function foldEvents(events: readonly Envelope[]): Folded {
       case 'scene.started':
       case 'scene.tick':
       case 'scene.stopped':
-        if (event.type === 'scene.started') folded.started = true;
+        if (event.type === 'scene.started') {
+          folded.started = true;
+          // The world the scene started from; the changes after it apply on top (older logs have none).
+          if (isRecord(event.data.world)) folded.world = event.data.world as Record<string, unknown>;
+        }
         if (event.type === 'scene.stopped') folded.stopped = true;
         if (typeof event.data.tick === 'number') folded.tick = Math.max(folded.tick, event.data.tick);
         break;

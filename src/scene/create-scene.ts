@@ -152,7 +152,11 @@ class SceneRuntime implements Scene {
     if (this.hasStarted) return;
     this.hasStarted = true;
     this.startedAt = performance.now();
-    this.bus.publish('scene.started', { tick: this.tickCount, seed: this.seed, agents: this.order.map((member) => member.name) }, { scene: this.name });
+    this.bus.publish(
+      'scene.started',
+      { tick: this.tickCount, seed: this.seed, agents: this.order.map((member) => member.name), world: this.world.snapshot() },
+      { scene: this.name },
+    );
     for (const member of this.order) if (member.triggers.start) member.wake({ reason: 'start', depth: 0 });
     const wallMs = this.budget?.limits.wallMs;
     if (wallMs !== undefined) {

@@ -75,9 +75,12 @@ describe('the inspector page on a session log', () => {
     expect(await textOf(ui.worldLeaf('tavern.orders'))).toBe(JSON.stringify(orders));
     for (const [agent, state] of expected.states) expect(await attrOf(ui.agentCard(agent), 'data-state')).toBe(state);
 
-    // Back to before it: the order is not there yet.
+    // Back to before it: the orders are as the scene started (scene.started carries that world).
+    const started = events.find((event) => event.type === 'scene.started') as Envelope<'scene.started'>;
+    const startingOrders = (started.data.world as { tavern: { orders: unknown } }).tavern.orders;
+    expect(startingOrders).not.toEqual(orders);
     await range.fill(String(firstOrder));
-    await expect.poll(() => ui.worldLeaf('tavern.orders').count(), POLL).toBe(0);
+    await expect.poll(() => textOf(ui.worldLeaf('tavern.orders')), POLL).toBe(JSON.stringify(startingOrders));
     expect(await timelineIds(page)).toEqual(shown(events.slice(0, firstOrder)));
 
     // The start: nothing has happened; the end: everything has, and the view follows the log again.

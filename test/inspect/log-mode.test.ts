@@ -8,7 +8,7 @@ import { control, inspect, openEvents, pageHeaders, send, troupeFrames } from '.
 /** Runs a small stepped scene with a session log; returns the log's path. */
 async function loggedRun(): Promise<string> {
   const path = join(mkdtempSync(join(tmpdir(), 'troupe-inspect-log-')), 'session.jsonl');
-  const scene = createScene({ name: 'cellar', seed: 3, log: path, world: { ale: 3, door: { open: false } } });
+  const scene = createScene({ name: 'cellar', seed: 3, log: path, world: { sign: 'The Cellar', ale: 3, door: { open: false } } });
   const draw = defineTool({
     name: 'draw',
     description: 'Draw one ale.',
@@ -41,7 +41,8 @@ describe('serving a session log', () => {
       stopped: true,
       canControl: false,
       agents: [{ name: 'cellarer', state: 'done' }], // its last agent.state
-      world: { door: { open: true }, ale: 1 },
+      // The world scene.started carried (the sign never changed), with the logged changes on top.
+      world: { sign: 'The Cellar', door: { open: true }, ale: 1 },
       tick: 2,
     });
     expect(await control(inspector.port, { type: 'pause' })).toEqual({ status: 409, body: { error: 'this is a session log: nothing to control' } });

@@ -272,6 +272,11 @@ function applyToScene(model, event, data) {
       delete model.stopped;
       if (event.scene !== undefined && model.scene === '') model.scene = event.scene;
       for (const name of data.agents ?? []) agentView(model, String(name));
+      // The world the scene started from: a log replays its changes on top of it.
+      if (data.world !== undefined && data.world !== null && typeof data.world === 'object') {
+        model.world = data.world;
+        model.changes.world.push('');
+      }
       return;
     case 'scene.tick':
       model.tick = Number(data.tick);
