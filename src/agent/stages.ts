@@ -9,6 +9,7 @@ import { dispatchTurnNow, type CallResult } from '../tools/dispatch-turn.js';
 import { checkLooseArguments, looseArguments, rawCallWith } from '../tools/loose-arguments.js';
 import type { LooseArgs } from '../tools/types.js';
 import { validateCalls } from '../tools/validate-calls.js';
+import { freezeArgs } from '../tools/freeze-args.js';
 import type { AgentRuntime } from './agent-runtime.js';
 import { callModel } from './call-model.js';
 import { streamModel } from './stream-model.js';
@@ -253,7 +254,9 @@ export function validate(host: AgentRuntime): void {
 }
 
 /** Publishes `action.parsed` for the validated calls and makes them the turn's. */
-function acceptCalls(host: AgentRuntime, run: RunState, calls: ToolCall[], repaired: RepairNote | undefined): void {
+function acceptCalls(host: AgentRuntime, run: RunState, validated: ToolCall[], repaired: RepairNote | undefined): void {
+  // Frozen from here on: the arguments a subscriber, a predicate or an approver sees are the ones that run.
+  const calls = validated.map((call) => ({ ...call, args: freezeArgs(call.args) }));
   run.cause = host.publish('action.parsed', {
     calls: calls.map(({ callId, name, args }) => ({ callId, name, args })),
   }).id;

@@ -277,8 +277,9 @@ export class Memory implements AgentMemory {
     let turns: MemoryTurn[];
     let dropped = 0;
     let summarized = 0;
-    if (result === undefined || !Array.isArray(result.turns)) {
-      if (error === undefined) error = new TypeError('the policy returned no turns');
+    const malformed = result !== undefined && Array.isArray(result.turns) && !result.turns.every((turn) => Array.isArray((turn as { messages?: unknown } | null)?.messages));
+    if (result === undefined || !Array.isArray(result.turns) || malformed) {
+      if (error === undefined) error = new TypeError(malformed ? 'the policy returned a turn without a messages array' : 'the policy returned no turns');
       host.logger.warn({ agent: host.name, err: error }, `compaction policy ${this.policy} failed; dropping the oldest turns`);
       turns = [...snapshot];
     } else {
