@@ -67,6 +67,8 @@ export function deliberate(host: AgentRuntime): void {
   if (refusedByBudget(host, run, ONE_MODEL_CALL)) return;
   run.round++;
   run.turn = NO_TURN;
+  // The last round's output is observed already: a run that ends before this round's answer must not keep it twice.
+  run.parsed = undefined;
   run.repairTried = false;
   if (run.nudging) {
     run.messages.push({

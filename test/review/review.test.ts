@@ -142,3 +142,47 @@ describe('review probes 4', () => {
     expect(ran).toEqual(['alice']);
   });
 });
+
+import { serializeEnvelope } from '../../src/bus/serialize-event.js';
+import { createRedactor } from '../../src/record/redact.js';
+
+describe('review probes 5', () => {
+  it('R7 the inspector cannot approve a call whose args hold a secret-looking key', async () => {
+    const login = defineTool({
+      name: 'login', description: 'Log in.', parameters: { type: 'object', properties: { user: { type: 'string' }, password: { type: 'string' } }, required: ['user', 'password'], additionalProperties: false },
+      needsApproval: true, execute: () => 'ok',
+    });
+    const provider = scriptedProvider([action(call('login', { user: 'ana', password: 'pw123456' })), 'done']);
+    const { agent } = testAgent({ provider, tools: [login] });
+    const redactor = createRedactor({ env: {} });
+    let accepted: boolean | undefined;
+    agent.bus.on('tool.approval.requested', (event) => {
+      // What the page receives over SSE, and sends back as the args it showed.
+      const shown = JSON.parse(serializeEnvelope(event, { redactor }).text).data.args;
+      queueMicrotask(() => {
+        accepted = agent.approve(event.data.callId, { args: shown });
+        if (!accepted) agent.deny(event.data.callId, 'gave up');
+      });
+    });
+    await agent.run('Log in');
+    expect(accepted).toBe(true);
+  });
+});
+
+describe('review probes 6', () => {
+  it('R8 compact history repeats the last round text when the next model call is aborted', async () => {
+    const lookup = defineTool({ name: 'lookup', description: 'Look.', parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }, execute: () => 'found' });
+    const hang = deferred<never>();
+    let n = 0;
+    const provider = {
+      name: 'probe',
+      complete: () => (++n === 1 ? { text: `Looking it up.${action(call('lookup', { id: '1' }))}` } : hang.promise),
+    };
+    const { agent } = testAgent({ provider: provider as never, tools: [lookup], memory: { history: 'compact' }, stream: false });
+    agent.bus.on('llm.request', (event) => { if (event.data.round === 2) queueMicrotask(() => agent.abort('stop')); });
+    const result = await agent.run('Find 1.');
+    const kept = agent.memory!.messages().at(-1)!.content;
+    console.log('R8', result.reason, JSON.stringify(kept));
+    expect(kept.split('Looking it up.').length - 1).toBe(1);
+  });
+});
