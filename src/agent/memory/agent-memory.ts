@@ -207,10 +207,12 @@ export class Memory implements AgentMemory {
     if (last?.role === 'assistant' && last.toolCalls?.length) raw.pop();
     // A run the model never answered (aborted before it, or a failed first call) leaves nothing.
     if (!raw.some((message) => message.role === 'assistant')) return undefined;
-    let messages: ChatMessage[] = raw;
+    // Image bytes are not kept: the token budget cannot measure them, and every later run would
+    // send them again. Their placeholder lines stay in the text.
+    let messages: ChatMessage[] = raw.map(withoutImages);
     if (this.store !== undefined && (steps.length > 0 || raw.length > 2)) {
       if (run.parsed !== undefined && run.round > this.lastRound) steps.push({ text: run.parsed.text, calls: [] });
-      messages = [raw[0]!, { role: 'assistant', content: compactTurn(steps, this.limits) }];
+      messages = [messages[0]!, { role: 'assistant', content: compactTurn(steps, this.limits) }];
     }
     const turn: MemoryTurn = { messages, tokens: countMessageTokens(messages, this.count) };
     this.kept.push(turn);
@@ -314,6 +316,12 @@ export class Memory implements AgentMemory {
     if (error !== undefined) data.error = error instanceof Error ? error.message : String(error);
     host.publish('memory.compacted', data, cause);
   }
+}
+
+function withoutImages(message: ChatMessage): ChatMessage {
+  if (!('images' in message) || message.images === undefined) return message;
+  const { images: _images, ...rest } = message;
+  return rest as ChatMessage;
 }
 
 /** Checks the `memory` option and builds the agent's memory; `undefined` leaves runs independent. */
