@@ -165,7 +165,8 @@ describe('review probes 5', () => {
       });
     });
     await agent.run('Log in');
-    expect(accepted).toBe(true);
+    // agent.approve binds exactly; /control maps the page's redacted args back (R7b).
+    expect(accepted).toBe(false);
   });
 });
 
@@ -184,5 +185,32 @@ describe('review probes 6', () => {
     const kept = agent.memory!.messages().at(-1)!.content;
     console.log('R8', result.reason, JSON.stringify(kept));
     expect(kept.split('Looking it up.').length - 1).toBe(1);
+  });
+});
+
+import { runControlCommand } from '../../src/inspect/control-command.js';
+
+describe('review probes 7', () => {
+  it('R7b /control approve with the redacted args the page showed is accepted', async () => {
+    const ran: string[] = [];
+    const login = defineTool({
+      name: 'login', description: 'Log in.', parameters: { type: 'object', properties: { user: { type: 'string' }, password: { type: 'string' } }, required: ['user', 'password'], additionalProperties: false },
+      needsApproval: true, execute: ({ password }) => { ran.push(String(password)); return 'ok'; },
+    });
+    const provider = scriptedProvider([action(call('login', { user: 'ana', password: 'pw123456' })), 'done']);
+    const { agent } = testAgent({ provider, tools: [login] });
+    const redactor = createRedactor({ env: {} });
+    const target = { mode: 'live' as const, scene: undefined, agents: new Map([['tester', agent]]), gate: undefined, stream: { redactor } };
+    agent.bus.on('tool.approval.requested', (event) => {
+      const shown = JSON.parse(serializeEnvelope(event, { redactor }).text).data.args;
+      queueMicrotask(() => {
+        const tampered = runControlCommand({ type: 'approve', agent: 'tester', callId: event.data.callId, args: { ...shown, user: 'bo' } }, target);
+        expect(tampered.ok).toBe(false);
+        const done = runControlCommand({ type: 'approve', agent: 'tester', callId: event.data.callId, args: shown }, target);
+        expect(done.ok).toBe(true);
+      });
+    });
+    await agent.run('Log in');
+    expect(ran).toEqual(['pw123456']);
   });
 });
