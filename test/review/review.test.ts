@@ -214,3 +214,22 @@ describe('review probes 7', () => {
     expect(ran).toEqual(['pw123456']);
   });
 });
+
+import { createScene } from '../../src/index.js';
+import { CALL_XML, PNG as FIXTURE_PNG, resultTool } from '../tools/rich-results-fixtures.js';
+
+describe('review probes 8: scene members with memory and images', () => {
+  for (const history of ['full', 'compact'] as const) {
+    it(`R9 a member with ${history} memory sees the images of its last turn's observation once`, async () => {
+      let turn = 0;
+      const model = scriptedProvider(() => (turn++ === 0 ? CALL_XML('chart') : 'Wet March.'), { accepts: { imagesInUserMessages: true } });
+      const scene = createScene({ name: 'weather', seed: 1, schedule: 'every-tick' });
+      const chart = () => toolResult([{ type: 'text', text: 'Rainfall' }, { type: 'image', data: FIXTURE_PNG, mediaType: 'image/png' }]);
+      scene.add({ name: 'forecaster', instructions: 'You read charts.', provider: model, tools: [resultTool('chart', chart)], memory: { history } });
+      await scene.run({ ticks: 2 });
+      expect(model.requests).toHaveLength(2);
+      const images = model.requests[1]!.messages.flatMap((message) => ('images' in message && message.images !== undefined ? message.images : []));
+      expect(images).toHaveLength(1);
+    });
+  }
+});
