@@ -15,7 +15,7 @@ import { callModel } from './call-model.js';
 import { streamModel } from './stream-model.js';
 import type { ChatMessage, MessageImage, ModelRequest, ModelResponse, Provider } from '../llm/types.js';
 import type { RepairContext, RepairedCall } from './agent-options.js';
-import { callImages, describeCall, observationText, repairNote, wrapObservation, type ObservationOptions, type ObservedCall, type TurnOutcome } from './observation-text.js';
+import { IMAGES_FOLLOW, callImages, describeCall, observationText, repairNote, wrapObservation, type ObservationOptions, type ObservedCall, type TurnOutcome } from './observation-text.js';
 import type { RepairNote, RunState, Turn, TurnCall } from './run-state.js';
 import { stableKey } from './stable-key.js';
 import { spendFrom, type Spend } from './budget.js';
@@ -634,7 +634,6 @@ export function observe(host: AgentRuntime): void {
   }
 }
 
-const IMAGES_FOLLOW = 'The images attached to the tool results above, in order.';
 
 /** Where this turn's images go: in the tool messages, in a user message, or nowhere (placeholders). */
 function imageRoute(host: AgentRuntime, native: boolean): 'tool' | 'user' | 'none' {

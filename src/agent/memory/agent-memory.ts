@@ -9,7 +9,7 @@ import { READ_VAR, readVarTool } from './read-var-tool.js';
 import { countMessageTokens, tokenizerFor, type TokenCounter, type TokenEncoding } from './token-count.js';
 import { DEFAULT_VARIABLE_LIMITS, VariableStore, type VariableInfo, type VariableLimits, type VariableRead } from './variables.js';
 import type { Tool } from '../../tools/types.js';
-import type { ObservedCall } from '../observation-text.js';
+import { IMAGES_FOLLOW, type ObservedCall } from '../observation-text.js';
 
 /** The `memory` option of `createAgent`: a history kept across runs, under a token budget. */
 export type MemoryOptions = {
@@ -209,7 +209,7 @@ export class Memory implements AgentMemory {
     if (!raw.some((message) => message.role === 'assistant')) return undefined;
     // Image bytes are not kept: the token budget cannot measure them, and every later run would
     // send them again. Their placeholder lines stay in the text.
-    let messages: ChatMessage[] = raw.map(withoutImages);
+    let messages: ChatMessage[] = raw.filter((message) => !(message.role === 'user' && message.content === IMAGES_FOLLOW && message.images !== undefined)).map(withoutImages);
     if (this.store !== undefined && (steps.length > 0 || raw.length > 2)) {
       if (run.parsed !== undefined && run.round > this.lastRound) steps.push({ text: run.parsed.text, calls: [] });
       messages = [messages[0]!, { role: 'assistant', content: compactTurn(steps, this.limits) }];
