@@ -296,7 +296,14 @@ export class AgentRuntime implements Agent {
     this.publish('agent.finished', data, run.cause);
     // An async compaction policy (a summarizing model) finishes before the run resolves.
     if (compacting === undefined) run.resolve(result);
-    else void compacting.then(() => run.resolve(result));
+    else {
+      // Resolves whatever became of the compaction: a policy or counter that throws must not hang run().
+      const resolve = (): void => run.resolve(result);
+      compacting.then(resolve, (error: unknown) => {
+        this.config.logger.error({ agent: this.name, err: error }, 'memory compaction failed');
+        resolve();
+      });
+    }
   }
 
   private commitMemory(run: RunState): Promise<void> | undefined {

@@ -4,6 +4,9 @@ import type { MessageImage } from '../llm/types.js';
 import type { CallResult } from '../tools/dispatch-turn.js';
 import { formatBytes, imagesOf, isToolResult, type ImagePart, type ToolResult } from '../tools/result-parts.js';
 
+/** The user message that carries tool images to a provider whose tool results are text only. */
+export const IMAGES_FOLLOW = 'The images attached to the tool results above, in order.';
+
 /** A call of the turn as the model will hear about it. */
 export type ObservedCall =
   | CallResult

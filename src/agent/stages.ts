@@ -9,12 +9,13 @@ import { dispatchTurnNow, type CallResult } from '../tools/dispatch-turn.js';
 import { checkLooseArguments, looseArguments, rawCallWith } from '../tools/loose-arguments.js';
 import type { LooseArgs } from '../tools/types.js';
 import { validateCalls } from '../tools/validate-calls.js';
+import { freezeArgs } from '../tools/freeze-args.js';
 import type { AgentRuntime } from './agent-runtime.js';
 import { callModel } from './call-model.js';
 import { streamModel } from './stream-model.js';
 import type { ChatMessage, MessageImage, ModelRequest, ModelResponse, Provider } from '../llm/types.js';
 import type { RepairContext, RepairedCall } from './agent-options.js';
-import { callImages, describeCall, observationText, repairNote, wrapObservation, type ObservationOptions, type ObservedCall, type TurnOutcome } from './observation-text.js';
+import { IMAGES_FOLLOW, callImages, describeCall, observationText, repairNote, wrapObservation, type ObservationOptions, type ObservedCall, type TurnOutcome } from './observation-text.js';
 import type { RepairNote, RunState, Turn, TurnCall } from './run-state.js';
 import { stableKey } from './stable-key.js';
 import { spendFrom, type Spend } from './budget.js';
@@ -66,6 +67,8 @@ export function deliberate(host: AgentRuntime): void {
   if (refusedByBudget(host, run, ONE_MODEL_CALL)) return;
   run.round++;
   run.turn = NO_TURN;
+  // The last round's output is observed already: a run that ends before this round's answer must not keep it twice.
+  run.parsed = undefined;
   run.repairTried = false;
   if (run.nudging) {
     run.messages.push({
@@ -253,7 +256,9 @@ export function validate(host: AgentRuntime): void {
 }
 
 /** Publishes `action.parsed` for the validated calls and makes them the turn's. */
-function acceptCalls(host: AgentRuntime, run: RunState, calls: ToolCall[], repaired: RepairNote | undefined): void {
+function acceptCalls(host: AgentRuntime, run: RunState, validated: ToolCall[], repaired: RepairNote | undefined): void {
+  // Frozen from here on: the arguments a subscriber, a predicate or an approver sees are the ones that run.
+  const calls = validated.map((call) => ({ ...call, args: freezeArgs(call.args) }));
   run.cause = host.publish('action.parsed', {
     calls: calls.map(({ callId, name, args }) => ({ callId, name, args })),
   }).id;
@@ -629,7 +634,6 @@ export function observe(host: AgentRuntime): void {
   }
 }
 
-const IMAGES_FOLLOW = 'The images attached to the tool results above, in order.';
 
 /** Where this turn's images go: in the tool messages, in a user message, or nowhere (placeholders). */
 function imageRoute(host: AgentRuntime, native: boolean): 'tool' | 'user' | 'none' {

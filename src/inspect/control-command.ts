@@ -1,4 +1,6 @@
 import type { Agent } from '../agent/agent-options.js';
+import { stableKey } from '../agent/stable-key.js';
+import { safeJson, type Redactor } from '../bus/safe-json.js';
 import { failure, success, type Outcome } from '../outcome.js';
 import type { Scene } from '../scene/types.js';
 import type { ControlCommand } from './inspector-options.js';
@@ -13,6 +15,8 @@ export type ControlTarget = {
   scene: Scene | undefined;
   agents: ReadonlyMap<string, Agent>;
   gate: TickGate | undefined;
+  /** How the page was shown events: the args it sends back are compared as it saw them. */
+  stream?: { readonly redactor: Redactor };
 };
 
 const TYPES = ['approve', 'deny', 'approveResult', 'rejectResult', 'pause', 'resume', 'step'] as const;
@@ -61,7 +65,7 @@ export function runControlCommand(command: ControlCommand, target: ControlTarget
       if (agent === undefined) return failure({ status: 404, error: `no agent named ${JSON.stringify(command.agent)}` });
       const done =
         command.type === 'approve'
-          ? agent.approve(command.callId, command.args === undefined ? {} : { args: command.args })
+          ? agent.approve(command.callId, command.args === undefined ? {} : { args: argsAsApproved(agent, command.callId, command.args, target.stream?.redactor) })
           : agent.deny(command.callId, command.reason);
       if (done) return success(undefined);
       return failure({
@@ -83,6 +87,18 @@ export function runControlCommand(command: ControlCommand, target: ControlTarget
     default:
       return turnGate(command.type, target);
   }
+}
+
+/**
+ * The page saw the call's arguments redacted (secret-looking keys, env secrets): when they match
+ * the pending call's arguments redacted the same way, the approval binds to the call's own.
+ */
+function argsAsApproved(agent: Agent, callId: string, shown: Record<string, unknown>, redactor: Redactor | undefined): Record<string, unknown> {
+  if (redactor === undefined) return shown;
+  const pending = agent.pendingApprovals().find((approval) => approval.callId === callId);
+  if (pending === undefined) return shown;
+  const seen = JSON.parse(safeJson(pending.args, { redactor }).text) as unknown;
+  return stableKey(seen) === stableKey(shown) ? pending.args : shown;
 }
 
 function turnGate(type: 'pause' | 'resume' | 'step', target: ControlTarget): Outcome<void, ControlProblem> {

@@ -29,8 +29,11 @@ export type InspectorContext = {
   pageDir: string;
 };
 
-/** `POST /control` bodies are small commands. */
-const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * `POST /control` bodies are small commands, but an approval carries the call's arguments back:
+ * up to `maxActionChars` (256 Ki characters), which JSON escapes can make six bytes each.
+ */
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
 const MAX_EVENT_ID = 512;
 
 /** The token-guarded routes and the methods they take. */

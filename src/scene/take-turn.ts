@@ -36,8 +36,9 @@ export function takeTurn(stage: TurnStage, member: SceneMember, tick: number, do
       { agent: member.name, scene: stage.name, cause },
     );
     const input = member.scripted ? BRAIN_INPUT : perceptionText(openingPerception(member, tick, stage.world));
-    // The perception repeats the last observation (unless memory keeps it): its images (rich tool results) come with it.
-    const images = member.scripted || member.runtime.memory !== undefined ? [] : (member.lastObservation?.calls.flatMap(callImages) ?? []);
+    // The images of the last observation (rich tool results) come with the perception; memory keeps
+    // the observation's text but no image bytes, so a member with memory gets them here too.
+    const images = member.scripted ? [] : (member.lastObservation?.calls.flatMap(callImages) ?? []);
     const options = images.length > 0 ? { rounds: member.rounds, cause: triggered.id, images } : { rounds: member.rounds, cause: triggered.id };
     member.runtime.runWith(input, options, (result) => finish(result.reason, result.observation));
   } catch (error) {

@@ -9,7 +9,7 @@ import { READ_VAR, readVarTool } from './read-var-tool.js';
 import { countMessageTokens, tokenizerFor, type TokenCounter, type TokenEncoding } from './token-count.js';
 import { DEFAULT_VARIABLE_LIMITS, VariableStore, type VariableInfo, type VariableLimits, type VariableRead } from './variables.js';
 import type { Tool } from '../../tools/types.js';
-import type { ObservedCall } from '../observation-text.js';
+import { IMAGES_FOLLOW, type ObservedCall } from '../observation-text.js';
 
 /** The `memory` option of `createAgent`: a history kept across runs, under a token budget. */
 export type MemoryOptions = {
@@ -207,10 +207,12 @@ export class Memory implements AgentMemory {
     if (last?.role === 'assistant' && last.toolCalls?.length) raw.pop();
     // A run the model never answered (aborted before it, or a failed first call) leaves nothing.
     if (!raw.some((message) => message.role === 'assistant')) return undefined;
-    let messages: ChatMessage[] = raw;
+    // Image bytes are not kept: the token budget cannot measure them, and every later run would
+    // send them again. Their placeholder lines stay in the text.
+    let messages: ChatMessage[] = raw.filter((message) => !(message.role === 'user' && message.content === IMAGES_FOLLOW && message.images !== undefined)).map(withoutImages);
     if (this.store !== undefined && (steps.length > 0 || raw.length > 2)) {
       if (run.parsed !== undefined && run.round > this.lastRound) steps.push({ text: run.parsed.text, calls: [] });
-      messages = [raw[0]!, { role: 'assistant', content: compactTurn(steps, this.limits) }];
+      messages = [messages[0]!, { role: 'assistant', content: compactTurn(steps, this.limits) }];
     }
     const turn: MemoryTurn = { messages, tokens: countMessageTokens(messages, this.count) };
     this.kept.push(turn);
@@ -277,8 +279,9 @@ export class Memory implements AgentMemory {
     let turns: MemoryTurn[];
     let dropped = 0;
     let summarized = 0;
-    if (result === undefined || !Array.isArray(result.turns)) {
-      if (error === undefined) error = new TypeError('the policy returned no turns');
+    const malformed = result !== undefined && Array.isArray(result.turns) && !result.turns.every((turn) => Array.isArray((turn as { messages?: unknown } | null)?.messages));
+    if (result === undefined || !Array.isArray(result.turns) || malformed) {
+      if (error === undefined) error = new TypeError(malformed ? 'the policy returned a turn without a messages array' : 'the policy returned no turns');
       host.logger.warn({ agent: host.name, err: error }, `compaction policy ${this.policy} failed; dropping the oldest turns`);
       turns = [...snapshot];
     } else {
@@ -313,6 +316,12 @@ export class Memory implements AgentMemory {
     if (error !== undefined) data.error = error instanceof Error ? error.message : String(error);
     host.publish('memory.compacted', data, cause);
   }
+}
+
+function withoutImages(message: ChatMessage): ChatMessage {
+  if (!('images' in message) || message.images === undefined) return message;
+  const { images: _images, ...rest } = message;
+  return rest as ChatMessage;
 }
 
 /** Checks the `memory` option and builds the agent's memory; `undefined` leaves runs independent. */

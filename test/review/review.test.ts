@@ -1,0 +1,235 @@
+import { describe, expect, it } from 'vitest';
+import { defineTool, toolResult } from '../../src/index.js';
+import { scriptedProvider, testAgent } from '../../src/testing/index.js';
+import { action, call } from '../agent/fixtures.js';
+
+const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]);
+const big = new Uint8Array(1_000_000); big.set(PNG);
+
+const snapshot = () => defineTool({
+  name: 'snapshot', description: 'Picture.', parameters: { type: 'object', properties: {} }, readOnly: true,
+  execute: () => toolResult([{ type: 'text', text: 'map' }, { type: 'image', data: big, mediaType: 'image/png' }]),
+});
+
+describe('review probes', () => {
+  it('R1 full-history memory keeps image bytes forever, uncounted by maxTokens', async () => {
+    const provider = scriptedProvider([action(call('snapshot', {})), 'A map.', 'ok', 'ok2'], { accepts: { imagesInUserMessages: true, imagesInToolResults: true } });
+    const { agent } = testAgent({ provider, tools: [snapshot()], memory: { maxTokens: 200 } });
+    await agent.run('Look.');
+    await agent.run('Again.', { images: [{ data: big, mediaType: 'image/png' }] });
+    await agent.run('Third.');
+    const last = provider.requests.at(-1)!;
+    const images = last.messages.flatMap((m) => (m as { images?: unknown[] }).images ?? []);
+    console.log('tokens', agent.memory!.tokens(), 'images resent', images.length, 'messages', last.messages.length);
+    expect(images.length).toBe(0);
+  });
+
+  it('R1b compact memory keeps the run input images', async () => {
+    const provider = scriptedProvider([action(call('snapshot', {})), 'A map.', 'ok'], { accepts: { imagesInUserMessages: true } });
+    const { agent } = testAgent({ provider, tools: [snapshot()], memory: { history: 'compact', maxTokens: 500 } });
+    await agent.run('Look.', { images: [{ data: big, mediaType: 'image/png' }] });
+    await agent.run('Again.');
+    const last = provider.requests.at(-1)!;
+    const images = last.messages.flatMap((m) => (m as { images?: unknown[] }).images ?? []);
+    console.log('compact tokens', agent.memory!.tokens(), 'images resent', images.length);
+    expect(images.length).toBe(0);
+  });
+});
+
+import type { CompactionPolicy } from '../../src/index.js';
+import { deferred } from '../../src/testing/index.js';
+
+const words = (text: string): number => text.split(/\s+/).filter(Boolean).length;
+
+describe('review probes 2', () => {
+  it('R2 an async policy returning a malformed turn never resolves run()', async () => {
+    const policy: CompactionPolicy = { name: 'bad', compact: async () => ({ turns: [{ messages: null as never }], dropped: 0, summarized: 0 }) };
+    const provider = scriptedProvider(['one two three four five six seven eight nine ten eleven']);
+    const { agent, events } = testAgent({ provider, memory: { maxTokens: 5, countTokens: words, compaction: policy } });
+    const outcome = await Promise.race([agent.run('Question one'), new Promise((resolve) => setTimeout(() => resolve('HUNG'), 500))]);
+    console.log('R2 outcome', outcome === 'HUNG' ? 'HUNG' : (outcome as { reason: string }).reason, events.types().slice(-3));
+    expect(outcome).not.toBe('HUNG');
+  });
+
+  it('R2b same policy, synchronous: run resolves', async () => {
+    const policy: CompactionPolicy = { name: 'bad', compact: () => ({ turns: [{ messages: null as never }], dropped: 0, summarized: 0 }) };
+    const provider = scriptedProvider(['one two three four five six seven eight nine ten eleven']);
+    const { agent } = testAgent({ provider, memory: { maxTokens: 5, countTokens: words, compaction: policy } });
+    const result = await agent.run('Question one');
+    console.log('R2b', result.reason, agent.memory!.tokens());
+  });
+
+  it('R3 abort while repairing, compact memory keeps the raw ACTION', async () => {
+    const provider = scriptedProvider([action(call('snapshot', { x: '1' })), 'next']);
+    const hold = deferred<undefined>();
+    const { agent } = testAgent({ provider, tools: [snapshot()], memory: { history: 'compact' }, repair: () => hold.promise });
+    agent.bus.on('agent.state', (event) => { if (event.data.to === 'repairing') agent.abort('stop'); });
+    const result = await agent.run('Look.');
+    console.log('R3', result.reason, JSON.stringify(agent.memory!.messages()));
+    await agent.run('Again.');
+  });
+});
+
+const strict = () => defineTool({
+  name: 'lookup', description: 'Look.', parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'], additionalProperties: false },
+  needsResultApproval: true, execute: ({ id }) => `secret ${String(id)}`,
+});
+
+describe('review probes 3', () => {
+  it('R3 abort while repairing, compact memory', async () => {
+    const provider = scriptedProvider([action(call('lookup', { idd: '1' })), 'next']);
+    const hold = deferred<undefined>();
+    const { agent } = testAgent({ provider, tools: [strict()], memory: { history: 'compact' }, repair: () => hold.promise });
+    agent.bus.on('agent.state', (event) => { if (event.data.to === 'repairing') agent.abort('stop'); });
+    const result = await agent.run('Look.');
+    console.log('R3', result.reason, JSON.stringify(agent.memory!.messages()));
+  });
+
+  it('R4 abort while awaitingResultApproval, native, full memory', async () => {
+    const provider = scriptedProvider([{ toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"id":"1"}' }] }, 'next']);
+    const { agent } = testAgent({ provider, tools: [strict()], protocol: 'native', memory: true });
+    agent.bus.on('tool.result.approval.requested', () => agent.abort('stop'));
+    const result = await agent.run('Look.');
+    console.log('R4', result.reason, JSON.stringify(result.calls), JSON.stringify(agent.memory!.messages()));
+    await agent.run('Again.');
+    console.log('R4 next request', JSON.stringify(provider.requests[1]!.messages));
+  });
+
+  it('R5 abort while awaitingResultApproval, xml, compact memory', async () => {
+    const provider = scriptedProvider([action(call('lookup', { id: '1' })), 'next']);
+    const { agent } = testAgent({ provider, tools: [strict()], memory: { history: 'compact' } });
+    agent.bus.on('tool.result.approval.requested', () => agent.abort('stop'));
+    const result = await agent.run('Look.');
+    console.log('R5', result.reason, JSON.stringify(agent.memory!.messages()), JSON.stringify(agent.memory!.variables()));
+  });
+});
+
+describe('review probes 4', () => {
+  it('R6 args mutated after the approval request run as approved', async () => {
+    const ran: string[] = [];
+    const pay = defineTool({
+      name: 'pay', description: 'Pay.', parameters: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'], additionalProperties: false },
+      needsApproval: true, execute: ({ to }) => { ran.push(String(to)); return 'paid'; },
+    });
+    const provider = scriptedProvider([action(call('pay', { to: 'alice' })), 'done']);
+    const { agent } = testAgent({ provider, tools: [pay] });
+    agent.bus.on('tool.approval.requested', (event) => {
+      const shown = structuredClone(event.data.args);
+      try { (event.data.args as Record<string, unknown>).to = 'mallory'; } catch { /* frozen */ } // any subscriber
+      queueMicrotask(() => console.log('R6 approve accepted:', agent.approve(event.data.callId, { args: shown })));
+    });
+    await agent.run('Pay alice');
+    console.log('R6 ran with', ran);
+    expect(ran).toEqual(['alice']);
+  });
+
+  it('R6b pendingApprovals() hands out the live args', async () => {
+    const ran: string[] = [];
+    const pay = defineTool({
+      name: 'pay', description: 'Pay.', parameters: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'], additionalProperties: false },
+      needsApproval: true, execute: ({ to }) => { ran.push(String(to)); return 'paid'; },
+    });
+    const provider = scriptedProvider([action(call('pay', { to: 'alice' })), 'done']);
+    const { agent } = testAgent({ provider, tools: [pay] });
+    agent.bus.on('tool.approval.requested', (event) => {
+      queueMicrotask(() => {
+        const [pending] = agent.pendingApprovals();
+        try { (pending!.args as Record<string, unknown>).to = 'mallory'; } catch { /* frozen */ }
+        agent.approve(event.data.callId);
+      });
+    });
+    await agent.run('Pay alice');
+    expect(ran).toEqual(['alice']);
+  });
+});
+
+import { serializeEnvelope } from '../../src/bus/serialize-event.js';
+import { createRedactor } from '../../src/record/redact.js';
+
+describe('review probes 5', () => {
+  it('R7 the inspector cannot approve a call whose args hold a secret-looking key', async () => {
+    const login = defineTool({
+      name: 'login', description: 'Log in.', parameters: { type: 'object', properties: { user: { type: 'string' }, password: { type: 'string' } }, required: ['user', 'password'], additionalProperties: false },
+      needsApproval: true, execute: () => 'ok',
+    });
+    const provider = scriptedProvider([action(call('login', { user: 'ana', password: 'pw123456' })), 'done']);
+    const { agent } = testAgent({ provider, tools: [login] });
+    const redactor = createRedactor({ env: {} });
+    let accepted: boolean | undefined;
+    agent.bus.on('tool.approval.requested', (event) => {
+      // What the page receives over SSE, and sends back as the args it showed.
+      const shown = JSON.parse(serializeEnvelope(event, { redactor }).text).data.args;
+      queueMicrotask(() => {
+        accepted = agent.approve(event.data.callId, { args: shown });
+        if (!accepted) agent.deny(event.data.callId, 'gave up');
+      });
+    });
+    await agent.run('Log in');
+    // agent.approve binds exactly; /control maps the page's redacted args back (R7b).
+    expect(accepted).toBe(false);
+  });
+});
+
+describe('review probes 6', () => {
+  it('R8 compact history repeats the last round text when the next model call is aborted', async () => {
+    const lookup = defineTool({ name: 'lookup', description: 'Look.', parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }, execute: () => 'found' });
+    const hang = deferred<never>();
+    let n = 0;
+    const provider = {
+      name: 'probe',
+      complete: () => (++n === 1 ? { text: `Looking it up.${action(call('lookup', { id: '1' }))}` } : hang.promise),
+    };
+    const { agent } = testAgent({ provider: provider as never, tools: [lookup], memory: { history: 'compact' }, stream: false });
+    agent.bus.on('llm.request', (event) => { if (event.data.round === 2) queueMicrotask(() => agent.abort('stop')); });
+    const result = await agent.run('Find 1.');
+    const kept = agent.memory!.messages().at(-1)!.content;
+    console.log('R8', result.reason, JSON.stringify(kept));
+    expect(kept.split('Looking it up.').length - 1).toBe(1);
+  });
+});
+
+import { runControlCommand } from '../../src/inspect/control-command.js';
+
+describe('review probes 7', () => {
+  it('R7b /control approve with the redacted args the page showed is accepted', async () => {
+    const ran: string[] = [];
+    const login = defineTool({
+      name: 'login', description: 'Log in.', parameters: { type: 'object', properties: { user: { type: 'string' }, password: { type: 'string' } }, required: ['user', 'password'], additionalProperties: false },
+      needsApproval: true, execute: ({ password }) => { ran.push(String(password)); return 'ok'; },
+    });
+    const provider = scriptedProvider([action(call('login', { user: 'ana', password: 'pw123456' })), 'done']);
+    const { agent } = testAgent({ provider, tools: [login] });
+    const redactor = createRedactor({ env: {} });
+    const target = { mode: 'live' as const, scene: undefined, agents: new Map([['tester', agent]]), gate: undefined, stream: { redactor } };
+    agent.bus.on('tool.approval.requested', (event) => {
+      const shown = JSON.parse(serializeEnvelope(event, { redactor }).text).data.args;
+      queueMicrotask(() => {
+        const tampered = runControlCommand({ type: 'approve', agent: 'tester', callId: event.data.callId, args: { ...shown, user: 'bo' } }, target);
+        expect(tampered.ok).toBe(false);
+        const done = runControlCommand({ type: 'approve', agent: 'tester', callId: event.data.callId, args: shown }, target);
+        expect(done.ok).toBe(true);
+      });
+    });
+    await agent.run('Log in');
+    expect(ran).toEqual(['pw123456']);
+  });
+});
+
+import { createScene } from '../../src/index.js';
+import { CALL_XML, PNG as FIXTURE_PNG, resultTool } from '../tools/rich-results-fixtures.js';
+
+describe('review probes 8: scene members with memory and images', () => {
+  for (const history of ['full', 'compact'] as const) {
+    it(`R9 a member with ${history} memory sees the images of its last turn's observation once`, async () => {
+      let turn = 0;
+      const model = scriptedProvider(() => (turn++ === 0 ? CALL_XML('chart') : 'Wet March.'), { accepts: { imagesInUserMessages: true } });
+      const scene = createScene({ name: 'weather', seed: 1, schedule: 'every-tick' });
+      const chart = () => toolResult([{ type: 'text', text: 'Rainfall' }, { type: 'image', data: FIXTURE_PNG, mediaType: 'image/png' }]);
+      scene.add({ name: 'forecaster', instructions: 'You read charts.', provider: model, tools: [resultTool('chart', chart)], memory: { history } });
+      await scene.run({ ticks: 2 });
+      expect(model.requests).toHaveLength(2);
+      const images = model.requests[1]!.messages.flatMap((message) => ('images' in message && message.images !== undefined ? message.images : []));
+      expect(images).toHaveLength(1);
+    });
+  }
+});
