@@ -76,6 +76,26 @@ describe('POST /control: approve and deny', () => {
     expect(executed).toEqual(['ana:5']);
   });
 
+  it('approves from the page a call whose arguments are larger than 64 KB (a model may send 256 KB)', async () => {
+    const written: number[] = [];
+    const write = defineTool({
+      name: 'write_file', description: 'Write.', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+      needsApproval: true, execute: ({ text }) => { written.push(String(text).length); return 'ok'; },
+    });
+    const text = 'x'.repeat(70_000);
+    const { agent } = testAgent({ provider: scriptedProvider([`<ACTION><write_file><text>${text}</text></write_file></ACTION>`, 'Done.']), tools: [write] });
+    const inspector = await inspect({ bus: agent.bus, agents: [agent] });
+    const asked = new Promise<Envelope<'tool.approval.requested'>>((resolve) => agent.bus.once('tool.approval.requested', resolve));
+    const running = agent.run('Write it.');
+    const { data } = await asked;
+    // What the page sends: the args it showed.
+    const reply = await control(inspector.port, { type: 'approve', agent: 'tester', callId: data.callId, args: data.args });
+    agent.abort('test over');
+    await running;
+    await inspector.close();
+    expect(reply.status).toBe(200);
+  });
+
   it('deny refuses it with the reason; nothing runs', async () => {
     const { pay, executed } = paymentTool();
     const { agent, events } = testAgent({ provider: scriptedProvider([PAY_ANA, 'Understood.']), tools: [pay] });

@@ -1,7 +1,15 @@
+/**
+ * Regressions found where memory, rich results, hooks, result approval and the inspector meet:
+ * each test failed before its fix.
+ */
 import { describe, expect, it } from 'vitest';
-import { defineTool, toolResult } from '../../src/index.js';
-import { scriptedProvider, testAgent } from '../../src/testing/index.js';
-import { action, call } from '../agent/fixtures.js';
+import { createScene, defineTool, toolResult, type CompactionPolicy } from '../../src/index.js';
+import { deferred, scriptedProvider, testAgent } from '../../src/testing/index.js';
+import { action, call } from './fixtures.js';
+import { serializeEnvelope } from '../../src/bus/serialize-event.js';
+import { createRedactor } from '../../src/record/redact.js';
+import { runControlCommand } from '../../src/inspect/control-command.js';
+import { CALL_XML, PNG as FIXTURE_PNG, resultTool } from '../tools/rich-results-fixtures.js';
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]);
 const big = new Uint8Array(1_000_000); big.set(PNG);
@@ -11,8 +19,10 @@ const snapshot = () => defineTool({
   execute: () => toolResult([{ type: 'text', text: 'map' }, { type: 'image', data: big, mediaType: 'image/png' }]),
 });
 
-describe('review probes', () => {
-  it('R1 full-history memory keeps image bytes forever, uncounted by maxTokens', async () => {
+const words = (text: string): number => text.split(/\s+/).filter(Boolean).length;
+
+describe('where memory, images, approvals and the inspector meet', () => {
+  it('full-history memory keeps no image bytes: the budget cannot count them and later runs would resend them', async () => {
     const provider = scriptedProvider([action(call('snapshot', {})), 'A map.', 'ok', 'ok2'], { accepts: { imagesInUserMessages: true, imagesInToolResults: true } });
     const { agent } = testAgent({ provider, tools: [snapshot()], memory: { maxTokens: 200 } });
     await agent.run('Look.');
@@ -20,92 +30,36 @@ describe('review probes', () => {
     await agent.run('Third.');
     const last = provider.requests.at(-1)!;
     const images = last.messages.flatMap((m) => (m as { images?: unknown[] }).images ?? []);
-    console.log('tokens', agent.memory!.tokens(), 'images resent', images.length, 'messages', last.messages.length);
     expect(images.length).toBe(0);
   });
 
-  it('R1b compact memory keeps the run input images', async () => {
+  it('compact memory keeps no image bytes of a run\'s input either', async () => {
     const provider = scriptedProvider([action(call('snapshot', {})), 'A map.', 'ok'], { accepts: { imagesInUserMessages: true } });
     const { agent } = testAgent({ provider, tools: [snapshot()], memory: { history: 'compact', maxTokens: 500 } });
     await agent.run('Look.', { images: [{ data: big, mediaType: 'image/png' }] });
     await agent.run('Again.');
     const last = provider.requests.at(-1)!;
     const images = last.messages.flatMap((m) => (m as { images?: unknown[] }).images ?? []);
-    console.log('compact tokens', agent.memory!.tokens(), 'images resent', images.length);
     expect(images.length).toBe(0);
   });
-});
-
-import type { CompactionPolicy } from '../../src/index.js';
-import { deferred } from '../../src/testing/index.js';
-
-const words = (text: string): number => text.split(/\s+/).filter(Boolean).length;
-
-describe('review probes 2', () => {
-  it('R2 an async policy returning a malformed turn never resolves run()', async () => {
+  it('an async compaction policy that returns a malformed turn still lets run() resolve', async () => {
     const policy: CompactionPolicy = { name: 'bad', compact: async () => ({ turns: [{ messages: null as never }], dropped: 0, summarized: 0 }) };
     const provider = scriptedProvider(['one two three four five six seven eight nine ten eleven']);
     const { agent, events } = testAgent({ provider, memory: { maxTokens: 5, countTokens: words, compaction: policy } });
     const outcome = await Promise.race([agent.run('Question one'), new Promise((resolve) => setTimeout(() => resolve('HUNG'), 500))]);
-    console.log('R2 outcome', outcome === 'HUNG' ? 'HUNG' : (outcome as { reason: string }).reason, events.types().slice(-3));
     expect(outcome).not.toBe('HUNG');
   });
 
-  it('R2b same policy, synchronous: run resolves', async () => {
+  it('a synchronous policy that returns a malformed turn falls back to dropping turns: the budget holds', async () => {
     const policy: CompactionPolicy = { name: 'bad', compact: () => ({ turns: [{ messages: null as never }], dropped: 0, summarized: 0 }) };
     const provider = scriptedProvider(['one two three four five six seven eight nine ten eleven']);
     const { agent } = testAgent({ provider, memory: { maxTokens: 5, countTokens: words, compaction: policy } });
     const result = await agent.run('Question one');
-    console.log('R2b', result.reason, agent.memory!.tokens());
+    expect(result.reason).toBe('final_answer');
+    expect(agent.memory!.tokens()).toBeLessThanOrEqual(5);
   });
 
-  it('R3 abort while repairing, compact memory keeps the raw ACTION', async () => {
-    const provider = scriptedProvider([action(call('snapshot', { x: '1' })), 'next']);
-    const hold = deferred<undefined>();
-    const { agent } = testAgent({ provider, tools: [snapshot()], memory: { history: 'compact' }, repair: () => hold.promise });
-    agent.bus.on('agent.state', (event) => { if (event.data.to === 'repairing') agent.abort('stop'); });
-    const result = await agent.run('Look.');
-    console.log('R3', result.reason, JSON.stringify(agent.memory!.messages()));
-    await agent.run('Again.');
-  });
-});
-
-const strict = () => defineTool({
-  name: 'lookup', description: 'Look.', parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'], additionalProperties: false },
-  needsResultApproval: true, execute: ({ id }) => `secret ${String(id)}`,
-});
-
-describe('review probes 3', () => {
-  it('R3 abort while repairing, compact memory', async () => {
-    const provider = scriptedProvider([action(call('lookup', { idd: '1' })), 'next']);
-    const hold = deferred<undefined>();
-    const { agent } = testAgent({ provider, tools: [strict()], memory: { history: 'compact' }, repair: () => hold.promise });
-    agent.bus.on('agent.state', (event) => { if (event.data.to === 'repairing') agent.abort('stop'); });
-    const result = await agent.run('Look.');
-    console.log('R3', result.reason, JSON.stringify(agent.memory!.messages()));
-  });
-
-  it('R4 abort while awaitingResultApproval, native, full memory', async () => {
-    const provider = scriptedProvider([{ toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"id":"1"}' }] }, 'next']);
-    const { agent } = testAgent({ provider, tools: [strict()], protocol: 'native', memory: true });
-    agent.bus.on('tool.result.approval.requested', () => agent.abort('stop'));
-    const result = await agent.run('Look.');
-    console.log('R4', result.reason, JSON.stringify(result.calls), JSON.stringify(agent.memory!.messages()));
-    await agent.run('Again.');
-    console.log('R4 next request', JSON.stringify(provider.requests[1]!.messages));
-  });
-
-  it('R5 abort while awaitingResultApproval, xml, compact memory', async () => {
-    const provider = scriptedProvider([action(call('lookup', { id: '1' })), 'next']);
-    const { agent } = testAgent({ provider, tools: [strict()], memory: { history: 'compact' } });
-    agent.bus.on('tool.result.approval.requested', () => agent.abort('stop'));
-    const result = await agent.run('Look.');
-    console.log('R5', result.reason, JSON.stringify(agent.memory!.messages()), JSON.stringify(agent.memory!.variables()));
-  });
-});
-
-describe('review probes 4', () => {
-  it('R6 args mutated after the approval request run as approved', async () => {
+  it('arguments changed by a subscriber after the approval request never run: they are frozen', async () => {
     const ran: string[] = [];
     const pay = defineTool({
       name: 'pay', description: 'Pay.', parameters: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'], additionalProperties: false },
@@ -116,14 +70,13 @@ describe('review probes 4', () => {
     agent.bus.on('tool.approval.requested', (event) => {
       const shown = structuredClone(event.data.args);
       try { (event.data.args as Record<string, unknown>).to = 'mallory'; } catch { /* frozen */ } // any subscriber
-      queueMicrotask(() => console.log('R6 approve accepted:', agent.approve(event.data.callId, { args: shown })));
+      queueMicrotask(() => void agent.approve(event.data.callId, { args: shown }));
     });
     await agent.run('Pay alice');
-    console.log('R6 ran with', ran);
     expect(ran).toEqual(['alice']);
   });
 
-  it('R6b pendingApprovals() hands out the live args', async () => {
+  it('pendingApprovals() hands out frozen arguments', async () => {
     const ran: string[] = [];
     const pay = defineTool({
       name: 'pay', description: 'Pay.', parameters: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'], additionalProperties: false },
@@ -141,13 +94,7 @@ describe('review probes 4', () => {
     await agent.run('Pay alice');
     expect(ran).toEqual(['alice']);
   });
-});
-
-import { serializeEnvelope } from '../../src/bus/serialize-event.js';
-import { createRedactor } from '../../src/record/redact.js';
-
-describe('review probes 5', () => {
-  it('R7 the inspector cannot approve a call whose args hold a secret-looking key', async () => {
+  it('agent.approve binds exactly: the redacted arguments a page shows do not approve the call by themselves', async () => {
     const login = defineTool({
       name: 'login', description: 'Log in.', parameters: { type: 'object', properties: { user: { type: 'string' }, password: { type: 'string' } }, required: ['user', 'password'], additionalProperties: false },
       needsApproval: true, execute: () => 'ok',
@@ -168,10 +115,7 @@ describe('review probes 5', () => {
     // agent.approve binds exactly; /control maps the page's redacted args back (R7b).
     expect(accepted).toBe(false);
   });
-});
-
-describe('review probes 6', () => {
-  it('R8 compact history repeats the last round text when the next model call is aborted', async () => {
+  it('compact history keeps a round\'s text once when the next model call is aborted', async () => {
     const lookup = defineTool({ name: 'lookup', description: 'Look.', parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }, execute: () => 'found' });
     const hang = deferred<never>();
     let n = 0;
@@ -183,15 +127,9 @@ describe('review probes 6', () => {
     agent.bus.on('llm.request', (event) => { if (event.data.round === 2) queueMicrotask(() => agent.abort('stop')); });
     const result = await agent.run('Find 1.');
     const kept = agent.memory!.messages().at(-1)!.content;
-    console.log('R8', result.reason, JSON.stringify(kept));
     expect(kept.split('Looking it up.').length - 1).toBe(1);
   });
-});
-
-import { runControlCommand } from '../../src/inspect/control-command.js';
-
-describe('review probes 7', () => {
-  it('R7b /control approve with the redacted args the page showed is accepted', async () => {
+  it('/control approves with the redacted arguments the page showed, and refuses changed ones', async () => {
     const ran: string[] = [];
     const login = defineTool({
       name: 'login', description: 'Log in.', parameters: { type: 'object', properties: { user: { type: 'string' }, password: { type: 'string' } }, required: ['user', 'password'], additionalProperties: false },
@@ -213,14 +151,8 @@ describe('review probes 7', () => {
     await agent.run('Log in');
     expect(ran).toEqual(['pw123456']);
   });
-});
-
-import { createScene } from '../../src/index.js';
-import { CALL_XML, PNG as FIXTURE_PNG, resultTool } from '../tools/rich-results-fixtures.js';
-
-describe('review probes 8: scene members with memory and images', () => {
   for (const history of ['full', 'compact'] as const) {
-    it(`R9 a member with ${history} memory sees the images of its last turn's observation once`, async () => {
+    it(`a scene member with ${history} memory sees the images of its last turn's observation once`, async () => {
       let turn = 0;
       const model = scriptedProvider(() => (turn++ === 0 ? CALL_XML('chart') : 'Wet March.'), { accepts: { imagesInUserMessages: true } });
       const scene = createScene({ name: 'weather', seed: 1, schedule: 'every-tick' });
