@@ -151,6 +151,45 @@ describe('where memory, images, approvals and the inspector meet', () => {
     await agent.run('Log in');
     expect(ran).toEqual(['pw123456']);
   });
+  const heldLookup = () =>
+    defineTool({
+      name: 'lookup',
+      description: 'Look.',
+      parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'], additionalProperties: false },
+      needsResultApproval: true,
+      execute: ({ id }) => `secret ${String(id)}`,
+    });
+
+  it('memory keeps a native call that ran before an abort, with a tool message saying so (never the withheld result)', async () => {
+    const provider = scriptedProvider([{ toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"id":"1"}' }] }, 'next']);
+    const { agent } = testAgent({ provider, tools: [heldLookup()], protocol: 'native', memory: true });
+    agent.bus.once('tool.result.approval.requested', () => agent.abort('stop'));
+    expect((await agent.run('Look.')).reason).toBe('aborted');
+    await agent.run('Again.');
+
+    const sent = provider.requests[1]!.messages;
+    const assistant = sent.findIndex((message) => message.role === 'assistant');
+    expect(sent[assistant]).toMatchObject({ toolCalls: [{ id: 'c1', name: 'lookup' }] });
+    expect(sent[assistant + 1]).toMatchObject({ role: 'tool', callId: 'c1' });
+    expect(sent[assistant + 1]!.content).toMatch(/aborted before these results were read.*lookup \(c1\): completed/);
+    expect(sent.map((message) => message.content).join('\n')).not.toContain('secret 1');
+    provider.assertConsumed();
+  });
+
+  it('compact memory logs a call that ran before an abort, never its withheld result', async () => {
+    const provider = scriptedProvider([action(call('lookup', { id: '1' })), 'next']);
+    const { agent } = testAgent({ provider, tools: [heldLookup()], memory: { history: 'compact' } });
+    agent.bus.once('tool.result.approval.requested', () => agent.abort('stop'));
+    expect((await agent.run('Look.')).reason).toBe('aborted');
+    await agent.run('Again.');
+
+    const kept = provider.requests[1]!.messages.map((message) => message.content).join('\n');
+    expect(kept).toMatch(/\[tool log\] The run was aborted before these results were read.*lookup \(tester\/1\.1\.1\): completed/);
+    expect(kept).not.toContain('secret 1');
+    expect(agent.memory!.variables()).toEqual([]);
+    provider.assertConsumed();
+  });
+
   for (const history of ['full', 'compact'] as const) {
     it(`a scene member with ${history} memory sees the images of its last turn's observation once`, async () => {
       let turn = 0;

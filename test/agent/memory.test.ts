@@ -86,7 +86,7 @@ describe('conversation memory', () => {
     expect(transcript(provider.requests[0]!)).toEqual(['user: kept']);
   });
 
-  it('drops a native call cut off by an abort, so the history stays valid for providers', async () => {
+  it('answers a native call cut off by an abort with a tool message, so the history stays valid and says the call was made', async () => {
     const slow = defineTool({
       name: 'slow',
       description: 'Takes its time.',
@@ -97,10 +97,12 @@ describe('conversation memory', () => {
     const { agent } = testAgent({ provider, tools: [slow], protocol: 'native', memory: true });
     agent.bus.on('tool.started', () => agent.abort('stop'));
     await agent.run('go');
-    // The call has no tool result, and without it the run left no answer: nothing is kept.
-    expect(agent.memory!.messages()).toEqual([]);
+    // The call started (it may have had effects): memory keeps it, answered by a note, never unanswered.
+    const kept = agent.memory!.messages();
+    expect(kept.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(kept[2]).toMatchObject({ role: 'tool', callId: 'c1', content: expect.stringMatching(/aborted before these results were read.*slow \(c1\): aborted/) });
     await agent.run('again');
-    expect(provider.requests[1]!.messages.slice(1)).toEqual([{ role: 'user', content: 'again' }]);
+    expect(provider.requests[1]!.messages.slice(1)).toEqual([...kept, { role: 'user', content: 'again' }]);
   });
 
   it('rejects memory options that cannot work', () => {

@@ -1,15 +1,15 @@
 import type { Logger } from 'pino';
-import type { TroupeEvents } from '../../bus/events.js';
+import type { CallRecord, TroupeEvents } from '../../bus/events.js';
 import { ConfigError } from '../../errors.js';
 import type { ChatMessage } from '../../llm/types.js';
 import type { RunState } from '../run-state.js';
 import { dropOldest, type CompactionPolicy, type CompactionRequest, type CompactionResult, type MemoryTurn } from './compaction.js';
-import { compactTurn, type ChainCall, type ChainStep, type CompactLimits } from './compact-turn.js';
+import { compactTurn, LOG_MARK, type ChainCall, type ChainStep, type CompactLimits } from './compact-turn.js';
 import { READ_VAR, readVarTool } from './read-var-tool.js';
 import { countMessageTokens, tokenizerFor, type TokenCounter, type TokenEncoding } from './token-count.js';
 import { DEFAULT_VARIABLE_LIMITS, VariableStore, type VariableInfo, type VariableLimits, type VariableRead } from './variables.js';
 import type { Tool } from '../../tools/types.js';
-import { IMAGES_FOLLOW, type ObservedCall } from '../observation-text.js';
+import { IMAGES_FOLLOW, wrapObservation, type ObservedCall } from '../observation-text.js';
 
 /** The `memory` option of `createAgent`: a history kept across runs, under a token budget. */
 export type MemoryOptions = {
@@ -202,9 +202,25 @@ export class Memory implements AgentMemory {
     const steps = this.steps;
     this.steps = [];
     this.refs = undefined;
-    // Native calls cut off by an abort have no tool results; providers refuse such a history.
+    // Calls of the last round that ran but whose results the model never read (the run was aborted
+    // while a result waited for approval, or while the turn was observed): the memory must still
+    // say that they ran, or the next run could repeat a call with side effects.
+    const unread = run.observation === undefined ? run.history.filter((record) => record.round === run.round) : [];
     const last = raw.at(-1);
-    if (last?.role === 'assistant' && last.toolCalls?.length) raw.pop();
+    if (last?.role === 'assistant' && last.toolCalls?.length) {
+      if (unread.length === 0) {
+        // Native calls cut off before any ran have no tool results; providers refuse such a history.
+        raw.pop();
+      } else {
+        // Every native call needs its tool message: each says what became of it.
+        for (const call of last.toolCalls) {
+          const record = unread.find((entry) => entry.callId === call.id);
+          raw.push({ role: 'tool', callId: call.id, name: call.name, content: record === undefined ? 'Not run: the run was aborted.' : unreadNote([record]) });
+        }
+      }
+    } else if (unread.length > 0 && last?.role === 'assistant') {
+      raw.push({ role: 'user', content: wrapObservation(unreadNote(unread)) });
+    }
     // A run the model never answered (aborted before it, or a failed first call) leaves nothing.
     if (!raw.some((message) => message.role === 'assistant')) return undefined;
     // Image bytes are not kept: the token budget cannot measure them, and every later run would
@@ -212,7 +228,8 @@ export class Memory implements AgentMemory {
     let messages: ChatMessage[] = raw.filter((message) => !(message.role === 'user' && message.content === IMAGES_FOLLOW && message.images !== undefined)).map(withoutImages);
     if (this.store !== undefined && (steps.length > 0 || raw.length > 2)) {
       if (run.parsed !== undefined && run.round > this.lastRound) steps.push({ text: run.parsed.text, calls: [] });
-      messages = [messages[0]!, { role: 'assistant', content: compactTurn(steps, this.limits) }];
+      const compact = compactTurn(steps, this.limits);
+      messages = [messages[0]!, { role: 'assistant', content: unread.length === 0 ? compact : `${compact}\n\n${LOG_MARK} ${unreadNote(unread)}` }];
     }
     const turn: MemoryTurn = { messages, tokens: countMessageTokens(messages, this.count) };
     this.kept.push(turn);
@@ -359,4 +376,10 @@ export function resolveMemory(
   // A page of read_var fits one observation uncut, with room for its header line.
   const pageChars = Math.max(100, Math.min(4_000, maxObservationChars - 200));
   return new Memory(resolved, provider, pageChars);
+}
+
+/** What memory keeps of calls that ran in a round whose results the model never read. */
+function unreadNote(records: readonly CallRecord[]): string {
+  const calls = records.map((record) => `${record.name} (${record.callId}): ${record.outcome}`).join('; ');
+  return `The run was aborted before these results were read. These calls were made (check before repeating one): ${calls}.`;
 }
