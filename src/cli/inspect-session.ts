@@ -9,11 +9,27 @@ import type { CliIo } from './cli-io.js';
 /** Events `troupe run --inspect` keeps for pages that connect late or reconnect. */
 export const RUN_HISTORY_SIZE = DEFAULT_HISTORY_SIZE * 5;
 
+/**
+ * Events a page may have waiting, per agent of the scene: a tick publishes about 14 per agent
+ * before the server can write, and a page that reads must hold two ticks' worth without being
+ * taken for one that stopped reading.
+ */
+const QUEUE_PER_AGENT = 32;
+const MIN_QUEUE = 10_000;
+
+/** One turn of the event loop: the server's sockets write. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** An inspector the CLI started, and how it ends. */
 export type InspectorSession = {
   readonly inspector: Inspector;
   /** The gate a scene runs under (pause, resume, step); absent for a log. */
   readonly gate: TickGate | undefined;
+  /**
+   * What the scene's runner awaits before each tick: the gate, and otherwise one turn of the event
+   * loop, so the server writes to its pages between ticks (a tick of instant brains never yields).
+   */
+  readonly beforeTick: (tick: number) => Promise<void>;
   /** Says the server is still there and resolves on Ctrl-C. */
   serveUntilInterrupted(what: string): Promise<void>;
   close(): Promise<void>;
@@ -42,6 +58,7 @@ export async function openInspectorSession(
     inspector = await startInspector({
       ...('scene' in target ? { scene: target.scene, history: target.history, gate } : { events: target.events }),
       port: where.port ?? 0,
+      ...('scene' in target && { queue: Math.max(MIN_QUEUE, QUEUE_PER_AGENT * target.scene.agents.size) }),
       ...(where.host === undefined ? {} : { host: where.host }),
       onNotice: (notice) => note(notice.message),
     });
@@ -53,6 +70,7 @@ export async function openInspectorSession(
   return success({
     inspector,
     gate,
+    beforeTick: (tick) => gate?.beforeTick(tick) ?? nextTurn(),
     serveUntilInterrupted(what) {
       note(`inspector: ${what}; still serving ${inspector.url} (Ctrl-C to quit)`);
       return new Promise<void>((resolve) => {

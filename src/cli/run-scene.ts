@@ -105,7 +105,7 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
   });
   let result: SceneResult;
   try {
-    result = await scene.run({ ticks, beforeTick: session?.gate?.beforeTick });
+    result = await scene.run({ ticks, beforeTick: session?.beforeTick });
   } catch (error) {
     // Stopped first, so that its last events are shown and logged before the error.
     await scene.stop('error').catch(() => undefined);

@@ -14,7 +14,7 @@ const URL_LINE = /inspector: (http:\/\/127\.0\.0\.1:(\d+)\/\?token=([0-9a-f]{64}
  * Runs `troupe` in-process until it prints `wanted` on stderr; `interrupt()` then plays Ctrl-C.
  * Resolves with the URL it printed and the run still going.
  */
-function startTroupe(argv: string[], wanted: RegExp) {
+function startTroupe(argv: string[], wanted: RegExp, scenesDir: URL = SCENES) {
   const out = capture();
   let seen!: (match: RegExpExecArray) => void;
   const printed = new Promise<RegExpExecArray>((resolve) => (seen = resolve));
@@ -26,7 +26,7 @@ function startTroupe(argv: string[], wanted: RegExp) {
   });
   const listeners = new Set<() => void>();
   const exit = main(argv, out.stream, err.stream, {
-    scenesDir: SCENES,
+    scenesDir,
     env: {},
     clock: () => 0,
     interrupts: (listener) => {
@@ -150,6 +150,33 @@ describe('troupe run --inspect', () => {
     expect(await run.exit).toBe(0);
     expect(run.out()).toMatch(/^talk ended/);
   }, 20_000);
+
+  it('keeps a reading page through a crowd: the server writes between ticks, and the queue fits the cast', async () => {
+    const run = startTroupe(
+      ['run', 'crowd', '--npcs', '1000', '--ticks', '3', '--seed', '1', '--inspect', '--paused', '--quiet'],
+      /paused before its first tick/,
+      new URL('../../scenes/', import.meta.url),
+    );
+    const [, base, , token] = URL_LINE.exec((await run.printed).input)!;
+    const reading = readEvents(base!, token!, 'scene.stopped');
+    // The page is connected and reading before the flood starts.
+    await expect.poll(async () => (await getState(base!, token!)).paused, { timeout: 10_000 }).toBe(true);
+    const resume = await fetch(new URL('/control', base), {
+      method: 'POST',
+      headers: { 'X-Troupe-Token': token!, Origin: new URL(base!).origin, 'Content-Type': 'application/json' },
+      body: '{"type":"resume"}',
+    });
+    expect(resume.status).toBe(200);
+    const events = await reading;
+    // About 14 events per NPC per tick, each tick published before the server can write: more than
+    // the default queue of 10,000 would hold, and still nothing is dropped.
+    expect(events.length).toBeGreaterThan(3 * 10_000);
+    expect(events.at(-1)!.type).toBe('scene.stopped');
+    expect(new Set(events.map((event) => event.id)).size).toBe(events.length);
+    expect(run.err()).not.toContain('dropped an event stream');
+    run.interrupt();
+    expect(await run.exit).toBe(0);
+  }, 60_000);
 
   it('refuses --paused without --inspect', async () => {
     expect(await troupe(['run', 'talk', '--paused'])).toMatchObject({ code: 2, err: "troupe run talk: --paused holds the scene for the inspector's page: give --inspect too\n" });
