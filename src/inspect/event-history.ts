@@ -68,7 +68,6 @@ export function createEventHistory(source: Bus | Iterable<Envelope>, options: Ev
 
   // Slot of sequence number `seq` (1-based, counting every event seen) is `seq % capacity`.
   const ring: (Envelope | undefined)[] = new Array<Envelope | undefined>(Math.min(capacity, 1024));
-  const seqOf = new Map<string, number>();
   const listeners = new Set<(event: Envelope) => void>();
   let total = 0;
 
@@ -78,11 +77,16 @@ export function createEventHistory(source: Bus | Iterable<Envelope>, options: Ev
     const seq = ++total;
     const index = slot(seq);
     if (index >= ring.length) ring.length = Math.min(capacity, Math.max(index + 1, ring.length * 2));
-    const evicted = ring[index];
-    if (evicted !== undefined && seqOf.get(evicted.id) === seq - capacity) seqOf.delete(evicted.id);
     ring[index] = event;
-    // An id a log repeats (a hand-edited or merged log) resumes from its latest position.
-    seqOf.set(event.id, seq);
+  };
+  /**
+   * The sequence number of the newest held event with this id. A scan, not an index: resumes are
+   * rare and recording is not (a map of ids cost more than the bus itself per event). Newest
+   * first, so an id a log repeats (a hand-edited or merged log) resumes from its latest position.
+   */
+  const seqOf = (id: string): number | undefined => {
+    for (let seq = total, oldest = oldestSeq(); seq >= oldest; seq--) if (ring[slot(seq)]!.id === id) return seq;
+    return undefined;
   };
   const range = (fromSeq: number): Envelope[] => {
     const out: Envelope[] = [];
@@ -120,7 +124,7 @@ export function createEventHistory(source: Bus | Iterable<Envelope>, options: Ev
     },
     after(id) {
       if (id === undefined) return { events: range(1), found: true, missed: null };
-      const seq = seqOf.get(id);
+      const seq = total === 0 ? undefined : seqOf(id);
       if (seq !== undefined) return { events: range(seq + 1), found: true, missed: null };
       const oldest = total === 0 ? undefined : ring[slot(oldestSeq())];
       return { events: range(1), found: false, missed: countBetween(id, oldest?.id) };

@@ -46,6 +46,13 @@ describe('event history', () => {
     expect(ids(history.after('l-19998').events)).toEqual(['l-19999']);
   });
 
+  it('resumes a log that repeats an id from its latest position', () => {
+    const events = ['l-1', 'l-2', 'l-1', 'l-3'].map((id, index) => ({ id, type: 'scene.tick', at: index, data: { tick: index } }) as Envelope);
+    const history = createEventHistory(events);
+    expect(history.after('l-1').events.map((event) => event.data)).toEqual([{ tick: 3 }]);
+    expect(history.after('l-2').events.map((event) => event.data)).toEqual([{ tick: 2 }, { tick: 3 }]);
+  });
+
   it('refuses a size that is not a positive integer', () => {
     expect(() => createEventHistory(createBus(), { size: 0 })).toThrow(ConfigError);
   });
