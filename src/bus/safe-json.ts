@@ -22,7 +22,21 @@ export const REDACTED = '[redacted]';
 const MAX_ISSUES = 20;
 
 type WellFormed = { isWellFormed(): boolean; toWellFormed(): string };
-type State = { issues: string[]; dropped: number; truncated: boolean; maxDepth: number; maxChars: number; redactor: Redactor | undefined; ancestors: Set<object> };
+type State = {
+  issues: string[];
+  dropped: number;
+  truncated: boolean;
+  maxDepth: number;
+  maxChars: number;
+  redactor: Redactor | undefined;
+  /** The containers being walked, outermost first (a few levels: a scan beats a Set per call). */
+  ancestors: object[];
+  /**
+   * The keys from the root to the value being walked: a field name, or an index for arrays and
+   * entries. The `$.a[0]` path of an issue is built from it only when there is an issue to note.
+   */
+  keys: (string | number)[];
+};
 
 /**
  * JSON for any value, never throwing: cycles become `"[Circular]"`, BigInt `"123n"`, functions
@@ -43,14 +57,16 @@ export function safeJson(value: unknown, options: SafeJsonOptions = {}): SafeJso
     maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
     maxChars: options.maxChars ?? Number.POSITIVE_INFINITY,
     redactor: options.redactor,
-    ancestors: new Set(),
+    ancestors: [],
+    keys: [],
   };
   let text: string;
   try {
-    text = JSON.stringify(toSafe(value, '', '$', 0, state)) ?? 'null';
+    text = JSON.stringify(toSafe(value, '', 0, state)) ?? 'null';
   } catch (error) {
     // Only a host limit gets here: a string past V8's maximum length, or a stack overflow.
-    note(state, `$: unserializable (${describe(error)})`);
+    state.keys.length = 0;
+    note(state, `unserializable (${describe(error)})`);
     text = JSON.stringify(`[Unserializable: ${describe(error)}]`);
   }
   if (text.length > state.maxChars) {
@@ -61,12 +77,12 @@ export function safeJson(value: unknown, options: SafeJsonOptions = {}): SafeJso
   return { text, truncated: state.truncated, issues: state.issues };
 }
 
-function toSafe(value: unknown, key: string, path: string, depth: number, state: State): unknown {
+function toSafe(value: unknown, key: string, depth: number, state: State): unknown {
   switch (typeof value) {
     case 'string':
-      return safeString(value, path, state);
+      return safeString(value, state);
     case 'bigint':
-      note(state, `${path}: BigInt written as a string`);
+      note(state, 'BigInt written as a string');
       return `${value}n`;
     case 'function':
       return `[Function ${value.name || 'anonymous'}]`;
@@ -75,70 +91,98 @@ function toSafe(value: unknown, key: string, path: string, depth: number, state:
     case 'object':
       if (value === null) return null;
       if (depth >= state.maxDepth) {
-        note(state, `${path}: deeper than ${state.maxDepth} levels`);
+        note(state, `deeper than ${state.maxDepth} levels`);
         return '[Depth limit]';
       }
-      if (state.ancestors.has(value)) {
-        note(state, `${path}: circular reference`);
+      if (state.ancestors.includes(value)) {
+        note(state, 'circular reference');
         return '[Circular]';
       }
-      state.ancestors.add(value);
+      state.ancestors.push(value);
+      const keys = state.keys.length;
       try {
-        return objectToSafe(value, key, path, depth, state);
+        return objectToSafe(value, key, depth, state);
       } catch (error) {
-        note(state, `${path}: unserializable (${describe(error)})`);
+        state.keys.length = keys;
+        note(state, `unserializable (${describe(error)})`);
         return `[Unserializable: ${describe(error)}]`;
       } finally {
-        state.ancestors.delete(value);
+        state.ancestors.pop();
       }
     default:
       return value; // number, boolean, undefined: JSON.stringify's own rules apply
   }
 }
 
-function objectToSafe(value: object, key: string, path: string, depth: number, state: State): unknown {
+function objectToSafe(value: object, key: string, depth: number, state: State): unknown {
   const toJSON = (value as { toJSON?: unknown }).toJSON;
-  if (typeof toJSON === 'function') return toSafe(toJSON.call(value, key), key, path, depth + 1, state);
+  if (typeof toJSON === 'function') return toSafe(toJSON.call(value, key), key, depth + 1, state);
   if (value instanceof Error) {
     const code = (value as { code?: unknown }).code;
-    return { name: safeString(value.name, `${path}.name`, state), message: safeString(value.message, `${path}.message`, state), ...(typeof code === 'string' ? { code } : {}) };
+    return { name: fieldString(value.name, 'name', state), message: fieldString(value.message, 'message', state), ...(typeof code === 'string' ? { code } : {}) };
   }
-  if (value instanceof Map) return entriesToSafe([...value.entries()], path, depth, state);
-  if (typeof Headers === 'function' && value instanceof Headers) return fieldsToSafe([...value.entries()], path, depth, state);
-  if (value instanceof Set) return [...value].map((item, index) => toSafe(item, String(index), `${path}[${index}]`, depth + 1, state));
+  if (value instanceof Map) return entriesToSafe([...value.entries()], depth, state);
+  if (typeof Headers === 'function' && value instanceof Headers) return fieldsToSafe([...value.entries()], depth, state);
+  if (value instanceof Set) return itemsToSafe([...value], depth, state);
   if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return `[${value.constructor.name} ${value.byteLength} bytes]`;
   if (value instanceof Promise || value instanceof WeakMap || value instanceof WeakSet) return `[${value.constructor.name}]`;
-  if (Array.isArray(value)) {
-    const out: unknown[] = [];
-    for (let index = 0; index < value.length; index++) {
-      out.push(toSafe(value[index], String(index), `${path}[${index}]`, depth + 1, state));
-    }
-    return out;
-  }
-  return fieldsToSafe(
-    Object.keys(value).map((name) => [name, read(value, name)]),
-    path,
-    depth,
-    state,
-  );
-}
-
-// Keys are copied onto a null-prototype object so that an own `__proto__` key stays data.
-function fieldsToSafe(fields: [string, unknown][], path: string, depth: number, state: State): Record<string, unknown> {
-  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  for (const [name, item] of fields) {
-    const childPath = `${path}.${name}`;
-    out[safeString(name, childPath, state)] = state.redactor?.key(name, item) ? REDACTED : toSafe(item, name, childPath, depth + 1, state);
+  if (Array.isArray(value)) return itemsToSafe(value, depth, state);
+  const out: Record<string, unknown> = {};
+  const { keys, redactor } = state;
+  for (const name of Object.keys(value)) {
+    const item = read(value, name);
+    keys.push(name);
+    setField(out, safeString(name, state), redactor?.key(name, item) ? REDACTED : toSafe(item, name, depth + 1, state));
+    keys.pop();
   }
   return out;
 }
 
-function entriesToSafe(entries: [unknown, unknown][], path: string, depth: number, state: State): unknown[] {
+/**
+ * Sets a field of a plain object; an own `__proto__` key is defined as data, never a prototype.
+ * (A plain object rather than a null-prototype one: JSON.stringify takes its fast path.)
+ */
+function setField(out: Record<string, unknown>, name: string, value: unknown): void {
+  if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+  else out[name] = value;
+}
+
+function itemsToSafe(items: readonly unknown[], depth: number, state: State): unknown[] {
+  const out: unknown[] = [];
+  for (let index = 0; index < items.length; index++) {
+    state.keys.push(index);
+    out.push(toSafe(items[index], String(index), depth + 1, state));
+    state.keys.pop();
+  }
+  return out;
+}
+
+function fieldsToSafe(fields: [string, unknown][], depth: number, state: State): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, item] of fields) {
+    state.keys.push(name);
+    setField(out, safeString(name, state), state.redactor?.key(name, item) ? REDACTED : toSafe(item, name, depth + 1, state));
+    state.keys.pop();
+  }
+  return out;
+}
+
+function entriesToSafe(entries: [unknown, unknown][], depth: number, state: State): unknown[] {
   return entries.map(([entryKey, item], index) => {
-    const childPath = `${path}[${index}]`;
+    state.keys.push(index);
     const hidden = typeof entryKey === 'string' && state.redactor?.key(entryKey, item) === true;
-    return [toSafe(entryKey, String(index), childPath, depth + 2, state), hidden ? REDACTED : toSafe(item, String(index), childPath, depth + 2, state)];
+    const pair = [toSafe(entryKey, String(index), depth + 2, state), hidden ? REDACTED : toSafe(item, String(index), depth + 2, state)];
+    state.keys.pop();
+    return pair;
   });
+}
+
+/** A string field of an object walked by hand (an Error's name and message). */
+function fieldString(text: string, name: string, state: State): string {
+  state.keys.push(name);
+  const out = safeString(text, state);
+  state.keys.pop();
+  return out;
 }
 
 function read(value: object, name: string): unknown {
@@ -149,10 +193,10 @@ function read(value: object, name: string): unknown {
   }
 }
 
-function safeString(text: string, path: string, state: State): string {
+function safeString(text: string, state: State): string {
   let out = text;
   if (!(out as unknown as WellFormed).isWellFormed()) {
-    note(state, `${path}: lone surrogates replaced with U+FFFD`);
+    note(state, 'lone surrogates replaced with U+FFFD');
     out = (out as unknown as WellFormed).toWellFormed();
   }
   if (state.redactor !== undefined) out = state.redactor.text(out);
@@ -171,9 +215,15 @@ function cut(text: string, max: number): string {
   return text.slice(0, code >= 0xd800 && code <= 0xdbff ? end - 1 : end);
 }
 
+/** Records an issue at the value being walked, as `$.path[0].to: issue`. */
 function note(state: State, issue: string): void {
-  if (state.issues.length < MAX_ISSUES) state.issues.push(issue);
-  else state.dropped++;
+  if (state.issues.length >= MAX_ISSUES) {
+    state.dropped++;
+    return;
+  }
+  let path = '$';
+  for (const key of state.keys) path += typeof key === 'number' ? `[${key}]` : `.${key}`;
+  state.issues.push(`${path}: ${issue}`);
 }
 
 function describe(error: unknown): string {
