@@ -50,6 +50,20 @@ describe('safeJson', () => {
     ]));
   });
 
+  it('names where each issue is, through arrays, maps, sets and a throwing part, and goes on after it', () => {
+    const inner: Record<string, unknown> = { n: 1n };
+    const hostile = { get boom(): never { throw new Error('getter'); } };
+    const result = safeJson({ list: [{ deep: [0, 2n] }], map: new Map([['k', 3n]]), set: new Set([4n]), inner, after: hostile, last: 5n });
+    expect(result.issues).toEqual([
+      '$.list[0].deep[1]: BigInt written as a string',
+      '$.map[0]: BigInt written as a string',
+      '$.set[0]: BigInt written as a string',
+      '$.inner.n: BigInt written as a string',
+      '$.last: BigInt written as a string',
+    ]);
+    expect(parse(result.text)).toMatchObject({ after: { boom: '[Unserializable: Error: getter]' }, last: '5n' });
+  });
+
   it('marks shared (non-cyclic) references as data, not as cycles', () => {
     const shared = { a: 1 };
     expect(parse(safeJson({ x: shared, y: shared }).text)).toEqual({ x: { a: 1 }, y: { a: 1 } });
