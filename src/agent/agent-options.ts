@@ -159,10 +159,10 @@ export type RunResult = {
 };
 
 /** A call waiting for the host's decision. */
-export type PendingApproval = { callId: string; name: string; args: Args };
+export type PendingApproval = { callId: string; name: string; args: Args; argsHash: string };
 
 /** A completed call whose result waits for the host's decision before the model sees it. */
-export type PendingResultApproval = { callId: string; name: string; args: Args; output: unknown };
+export type PendingResultApproval = { callId: string; name: string; args: Args; output: unknown; outputHash: string };
 
 /** A live agent: an XState actor plus its provider, tools and bus. */
 export type Agent = {
@@ -179,15 +179,19 @@ export type Agent = {
   pendingApprovals(): PendingApproval[];
   /**
    * Lets a parked call run. Returns false (and logs) when there is no such pending call, the run
-   * was aborted, or `args` is given and differs from the arguments that were requested.
+   * was aborted, `args` is given and differs from the arguments that were requested, or `argsHash`
+   * is given and is not the request's (`tool.approval.requested.argsHash`).
    */
-  approve(callId: string, options?: { args?: Args }): boolean;
+  approve(callId: string, options?: { args?: Args; argsHash?: string }): boolean;
   /** Refuses a parked call; the model is told it was `denied`, with the reason. */
   deny(callId: string, reason?: string): boolean;
   /** Results held for approval in the current turn (tools with `needsResultApproval`). */
   pendingResultApprovals(): PendingResultApproval[];
-  /** Lets a held result reach the model. False (and logged) when no such result waits. */
-  approveResult(callId: string): boolean;
+  /**
+   * Lets a held result reach the model. False (and logged) when no such result waits, or
+   * `outputHash` is given and is not the request's (`tool.result.approval.requested.outputHash`).
+   */
+  approveResult(callId: string, options?: { outputHash?: string }): boolean;
   /**
    * Withholds a held result: the model is told `RESULT_REJECTED: <reason>` and never sees the
    * output. False (and logged) when no such result waits.

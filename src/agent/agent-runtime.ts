@@ -176,14 +176,18 @@ export class AgentRuntime implements Agent {
     if (this.state !== 'awaitingApproval' || turn?.kind !== 'calls') return [];
     return turn.calls
       .filter((entry) => entry.argsKey !== undefined && entry.decision === undefined)
-      .map(({ call }) => ({ callId: call.callId, name: call.name, args: call.args }));
+      .map(({ call, argsHash }) => ({ callId: call.callId, name: call.name, args: call.args, argsHash: argsHash! }));
   }
 
-  approve(callId: string, options: { args?: Args } = {}): boolean {
+  approve(callId: string, options: { args?: Args; argsHash?: string } = {}): boolean {
     const entry = this.pendingEntry(callId, 'approve');
     if (entry === undefined) return false;
     if (options.args !== undefined && stableKey(options.args) !== entry.argsKey) {
       this.config.logger.warn({ agent: this.name, callId }, 'approval refused: arguments differ from the request');
+      return false;
+    }
+    if (options.argsHash !== undefined && options.argsHash !== entry.argsHash) {
+      this.config.logger.warn({ agent: this.name, callId }, 'approval refused: argsHash is not the request\'s');
       return false;
     }
     return stages.decide(this, this.current!, entry, true, 'approved');
@@ -201,12 +205,16 @@ export class AgentRuntime implements Agent {
     return stages
       .heldResults(turn)
       .filter(({ entry }) => entry.resultRequested === true && entry.resultDecision === undefined)
-      .map(({ entry, result }) => ({ callId: entry.call.callId, name: entry.call.name, args: entry.call.args, output: result.output }));
+      .map(({ entry, result }) => ({ callId: entry.call.callId, name: entry.call.name, args: entry.call.args, output: result.output, outputHash: entry.outputHash! }));
   }
 
-  approveResult(callId: string): boolean {
+  approveResult(callId: string, options: { outputHash?: string } = {}): boolean {
     const entry = this.pendingResult(callId, 'approveResult');
     if (entry === undefined) return false;
+    if (options.outputHash !== undefined && options.outputHash !== entry.outputHash) {
+      this.config.logger.warn({ agent: this.name, callId }, 'result approval refused: outputHash is not the request\'s');
+      return false;
+    }
     return stages.decideResult(this, this.current!, entry, true, 'approved');
   }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { defineTool, type Agent } from '../../src/index.js';
 import { scriptedProvider, testAgent } from '../../src/testing/index.js';
@@ -110,6 +111,23 @@ describe('approval', () => {
     expect(agent.approve(callId, { args: { to: 'ana', amount: 5000 } })).toBe(false);
     expect(agent.approve('no-such-call')).toBe(false);
     expect(agent.approve(callId, { args: { amount: 500, to: 'ana' } })).toBe(true);
+    await running;
+    expect(executed).toEqual(['ana:500']);
+  });
+
+  it('binds an approval to the argsHash of the request (SHA-256 of the stable key): another hash is refused', async () => {
+    const { agent, events, executed } = gatedSetup(true);
+    const asked = requested(agent);
+    const running = agent.run('Pay Ana 500.');
+    await asked;
+    const { callId, argsHash } = events.find('tool.approval.requested')!.data;
+    const expected = createHash('sha256').update('{"amount":500,"to":"ana"}').digest('hex');
+    expect(argsHash).toBe(expected);
+    expect(agent.pendingApprovals()).toEqual([{ callId, name: 'transfer', args: { to: 'ana', amount: 500 }, argsHash: expected }]);
+    expect(agent.approve(callId, { argsHash: '0'.repeat(64) })).toBe(false);
+    expect(agent.approve(callId, { args: { to: 'ana', amount: 500 }, argsHash: '0'.repeat(64) })).toBe(false);
+    expect(executed).toEqual([]);
+    expect(agent.approve(callId, { argsHash })).toBe(true);
     await running;
     expect(executed).toEqual(['ana:500']);
   });
