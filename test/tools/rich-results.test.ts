@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createScene, isToolResult, safeJson, serializeEnvelope, toolResult, type ChatMessage, type ImageMediaType, type ToolResult } from '../../src/index.js';
+import { createScene, defineTool, isToolResult, safeJson, serializeEnvelope, toolResult, type ChatMessage, type ImageMediaType, type ToolResult } from '../../src/index.js';
 import { scriptedProvider, testAgent } from '../../src/testing/index.js';
 import { CALL_XML, jpegBytes, PNG, PNG_SHA256, resultTool } from './rich-results-fixtures.js';
 
@@ -66,6 +66,37 @@ describe('rich results: what the bus and the observation carry', () => {
     const output = events.find('tool.completed')!.data.output as ToolResult;
     expect(output.parts[0]).toMatchObject({ type: 'image' });
     expect(Buffer.from((output.parts[0] as { data: Uint8Array }).data).equals(Buffer.from(PNG))).toBe(true);
+  });
+
+  it('keeps what the model is sent from subscribers: JSON values are deep-frozen, image bytes handed out are copies', async () => {
+    const provider = scriptedProvider([CALL_XML('chart'), 'Done.'], { accepts: { imagesInUserMessages: true } });
+    const chartTool = defineTool({
+      name: 'chart', description: 'A chart.', parameters: { type: 'object', properties: {}, additionalProperties: false }, needsResultApproval: true,
+      execute: () => toolResult([{ type: 'json', value: { wettest: 'March', months: [{ mm: 112 }] } }, { type: 'image', data: PNG, mediaType: 'image/png' }]),
+    });
+    const { agent } = testAgent({ provider, tools: [chartTool] });
+    const tampered: string[] = [];
+    const tamper = (output: unknown): void => {
+      const [json, image] = (output as ToolResult).parts as unknown as [{ value: { wettest: string; months: { mm: number }[] } }, { data: Uint8Array }];
+      for (const change of [() => (json.value.wettest = 'June'), () => (json.value.months[0]!.mm = 0), () => json.value.months.push({ mm: 1 })]) {
+        try {
+          change();
+        } catch (error) {
+          tampered.push((error as Error).name);
+        }
+      }
+      image.data.fill(0);
+    };
+    agent.bus.on('tool.completed', (event) => tamper(event.data.output));
+    agent.bus.on('tool.result.approval.requested', (event) => {
+      tamper(event.data.output);
+      agent.approveResult(event.data.callId);
+    });
+    await agent.run('go');
+    expect(tampered).toEqual(Array(6).fill('TypeError'));
+    const observation = provider.requests[1]!.messages.at(-1) as Extract<ChatMessage, { role: 'user' }>;
+    expect(observation.content).toContain('{"wettest":"March","months":[{"mm":112}]}');
+    expect(Buffer.from(observation.images![0]!.data).equals(Buffer.from(PNG))).toBe(true);
   });
 
   it('leaves plain return values exactly as before, even ones shaped like parts', async () => {
