@@ -354,6 +354,8 @@ async function repairModelCall(
   messages: ChatMessage[],
   options: { provider?: Provider; maxTokens?: number } = {},
 ): Promise<ModelResponse> {
+  // Refused before anything is spent: an aborted run makes no more model calls.
+  run.controller.signal.throwIfAborted();
   const { budgets } = host.config;
   const refusing = budgets.length === 0 ? undefined : spendFrom(budgets, ONE_MODEL_CALL);
   if (refusing !== undefined) throw new Error(refusing.exhausted!.message);
@@ -714,7 +716,9 @@ export const guards = {
   },
   repairable: (host: AgentRuntime) => {
     const run = active(host);
-    return run.turn.kind === 'rejected' && host.config.repair !== undefined && !run.repairTried;
+    // A `tool.rejected` subscriber may have aborted the run: its `aborted` is on its way, and a
+    // repair now would only spend a model call on a run that is over.
+    return run.turn.kind === 'rejected' && host.config.repair !== undefined && !run.repairTried && !run.controller.signal.aborted;
   },
   needsResultApproval: (host: AgentRuntime) => {
     const turn = active(host).turn;
