@@ -232,6 +232,7 @@ export class AgentRuntime implements Agent {
     if (this.closed) return;
     this.abort('agent closed');
     this.closed = true;
+    this.config.memory?.close();
     if (this.config.ownsLog) await this.config.log?.close();
   }
 
@@ -318,7 +319,7 @@ export class AgentRuntime implements Agent {
     const { memory } = this.config;
     if (memory === undefined) return undefined;
     try {
-      return memory.commit(run, { name: this.name, logger: this.config.logger, publish: (type, data, cause) => this.publish(type, data, cause) });
+      return memory.commit(run, { name: this.name, logger: this.config.logger, budgets: this.config.budgets, publish: (type, data, cause) => this.publish(type, data, cause) });
     } catch (error) {
       // A throwing custom token counter must not leave the run unresolved.
       this.config.logger.error({ agent: this.name, err: error }, 'memory could not keep the run');
