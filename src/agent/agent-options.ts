@@ -127,7 +127,10 @@ export type RunOptions = {
   cause?: string;
   /**
    * Images sent with the input, when the provider takes images in user messages (a scene sends
-   * the images of the observation its perception repeats); dropped for any other provider.
+   * the images of the observation its perception repeats); dropped for any other provider. Checked
+   * like a rich result's images (media type, bytes of that format, 5 MiB each, 15 MiB in all),
+   * whatever the provider: a bad one makes `run` reject with `TroupeError` `invalid_config`. The
+   * bytes are copied when the run starts.
    */
   images?: readonly MessageImage[];
 };
@@ -183,7 +186,10 @@ export type Agent = {
    * is given and is not the request's (`tool.approval.requested.argsHash`).
    */
   approve(callId: string, options?: { args?: Args; argsHash?: string }): boolean;
-  /** Refuses a parked call; the model is told it was `denied`, with the reason. */
+  /**
+   * Refuses a parked call; the model is told it was `denied`, with the reason. A reason that is
+   * not a string throws (`TroupeError` `invalid_config`), like `rejectResult`.
+   */
   deny(callId: string, reason?: string): boolean;
   /** Results held for approval in the current turn (tools with `needsResultApproval`). */
   pendingResultApprovals(): PendingResultApproval[];
@@ -194,7 +200,7 @@ export type Agent = {
   approveResult(callId: string, options?: { outputHash?: string }): boolean;
   /**
    * Withholds a held result: the model is told `RESULT_REJECTED: <reason>` and never sees the
-   * output. False (and logged) when no such result waits.
+   * output. False (and logged) when no such result waits; a reason that is not a string throws.
    */
   rejectResult(callId: string, reason?: string): boolean;
   /** Aborts the current run: in-flight model and tool calls get their signals aborted. */

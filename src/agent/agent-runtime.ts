@@ -5,6 +5,7 @@ import type { AgentMachineContext, AgentMachineEvent, AgentStateName } from '../
 import type { Bus, EventMeta } from '../bus/bus.js';
 import type { Envelope, EventType, RunReason, TroupeEvents } from '../bus/events.js';
 import { TroupeError } from '../errors.js';
+import { checkInputImages } from '../tools/result-parts.js';
 import type { ChatMessage, ModelRequest, Provider, ToolChoice, ToolSpec } from '../llm/types.js';
 import type { Args, ProtocolLimits } from '../protocol/types.js';
 import type { SessionLog } from '../record/session-log.js';
@@ -130,10 +131,13 @@ export class AgentRuntime implements Agent {
     if (rounds !== undefined && (!Number.isSafeInteger(rounds) || rounds < 1)) {
       throw new TroupeError('invalid_config', `agent.run: rounds must be a positive integer, got ${String(rounds)}`);
     }
+    // Checked like a rich result's images, whatever the provider takes: a bad image is a host bug.
+    const images = options.images === undefined ? undefined : checkInputImages(options.images);
+    if (images !== undefined && !images.ok) throw new TroupeError('invalid_config', `agent.run: ${images.problem}`);
     const system = this.config.systemMessage;
     const user: ChatMessage = { role: 'user', content: input };
-    if (options.images !== undefined && options.images.length > 0 && this.config.provider.accepts?.imagesInUserMessages === true) {
-      user.images = [...options.images];
+    if (images !== undefined && images.value.length > 0 && this.config.provider.accepts?.imagesInUserMessages === true) {
+      user.images = images.value;
     }
     const messages: ChatMessage[] = system === undefined ? [user] : [system, user];
     this.config.memory?.begin(messages);
@@ -194,6 +198,7 @@ export class AgentRuntime implements Agent {
   }
 
   deny(callId: string, reason = 'denied by the operator'): boolean {
+    checkReason(reason, 'deny');
     const entry = this.pendingEntry(callId, 'deny');
     if (entry === undefined) return false;
     return stages.decide(this, this.current!, entry, false, reason);
@@ -219,9 +224,10 @@ export class AgentRuntime implements Agent {
   }
 
   rejectResult(callId: string, reason = 'rejected by the operator'): boolean {
+    checkReason(reason, 'rejectResult');
     const entry = this.pendingResult(callId, 'rejectResult');
     if (entry === undefined) return false;
-    return stages.decideResult(this, this.current!, entry, false, typeof reason === 'string' ? reason : String(reason));
+    return stages.decideResult(this, this.current!, entry, false, reason);
   }
 
   abort(reason = 'aborted'): void {
@@ -445,3 +451,10 @@ const EVENTS = Object.freeze(
 ) as { readonly [T in AgentMachineEvent['type']]: Readonly<Extract<AgentMachineEvent, { type: T }>> };
 
 const STOP_AT_CLOSER: readonly string[] = Object.freeze(['</ACTION>']);
+
+/** A refusal's reason reaches the model and the bus as text: anything else is a host bug. */
+function checkReason(reason: unknown, verb: 'deny' | 'rejectResult'): asserts reason is string {
+  if (typeof reason !== 'string') {
+    throw new TroupeError('invalid_config', `agent.${verb}(callId, reason): reason must be a string, got ${reason === null ? 'null' : typeof reason}`);
+  }
+}

@@ -172,6 +172,41 @@ function checkPart(part: unknown, index: number): Outcome<ResultPart, string> {
 }
 
 function checkImage(record: Record<string, unknown>, at: string): Outcome<ResultPart, string> {
+  const checked = checkImageBytes(record, at);
+  if (!checked.ok) return checked;
+  const { data, mediaType } = checked.value;
+  const sha256 = createHash('sha256').update(data).digest('hex');
+  return { ok: true, value: Object.freeze({ type: 'image', data, mediaType, sha256 }) };
+}
+
+/**
+ * Checks the images given with a run's input (`RunOptions.images`) as a rich result's images are
+ * checked: supported media type, bytes that are that format, per-image and total size. Returns
+ * copies of the bytes (the caller may reuse its buffers), or the problem naming the image.
+ */
+export function checkInputImages(images: unknown): Outcome<{ data: Uint8Array; mediaType: ImageMediaType }[], string> {
+  try {
+    if (!Array.isArray(images)) return problem(`images must be a list of { data, mediaType }, got ${kindOf(images)}`);
+    if (images.length > RESULT_LIMITS.maxParts) return problem(`${images.length} images; at most ${RESULT_LIMITS.maxParts} are allowed`);
+    const checked: { data: Uint8Array; mediaType: ImageMediaType }[] = [];
+    let total = 0;
+    for (let index = 0; index < images.length; index++) {
+      const image: unknown = images[index];
+      const at = `image ${index + 1}`;
+      if (typeof image !== 'object' || image === null || Array.isArray(image)) return problem(`${at} is not an image: expected { data, mediaType }, got ${kindOf(image)}`);
+      const outcome = checkImageBytes(image as Record<string, unknown>, at);
+      if (!outcome.ok) return outcome;
+      total += outcome.value.data.byteLength;
+      if (total > RESULT_LIMITS.maxTotalImageBytes) return problem(`the images add up to more than ${formatBytes(RESULT_LIMITS.maxTotalImageBytes)} (the limit per message)`);
+      checked.push(outcome.value);
+    }
+    return { ok: true, value: checked };
+  } catch (error) {
+    return problem(`reading them threw: ${describe(error)}`);
+  }
+}
+
+function checkImageBytes(record: Record<string, unknown>, at: string): Outcome<{ data: Uint8Array; mediaType: ImageMediaType }, string> {
   const mediaType = record.mediaType;
   if (typeof mediaType !== 'string' || !(IMAGE_MEDIA_TYPES as readonly string[]).includes(mediaType)) {
     const hint = mediaType === 'image/jpg' ? " (did you mean 'image/jpeg'?)" : '';
@@ -194,8 +229,7 @@ function checkImage(record: Record<string, unknown>, at: string): Outcome<Result
     const found = sniffed === undefined ? 'not a PNG, JPEG, GIF or WebP image' : `a ${sniffed} image`;
     return problem(`${at} (image): the bytes are ${found}, not ${mediaType}; providers refuse a mismatched media type`);
   }
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return { ok: true, value: Object.freeze({ type: 'image', data: bytes, mediaType, sha256 }) };
+  return { ok: true, value: { data: bytes, mediaType: mediaType as ImageMediaType } };
 }
 
 /** The format an image's first bytes announce, if it is one troupe passes on. */

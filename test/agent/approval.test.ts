@@ -132,6 +132,22 @@ describe('approval', () => {
     expect(executed).toEqual(['ana:500']);
   });
 
+  it('deny and rejectResult take a string reason: anything else is a host error, thrown, and decides nothing', async () => {
+    const { agent, executed } = gatedSetup(true);
+    const asked = requested(agent);
+    const running = agent.run('Pay Ana 500.');
+    await asked;
+    const callId = agent.pendingApprovals()[0]!.callId;
+    for (const reason of [42, { why: 'no' }, null]) {
+      expect(() => agent.deny(callId, reason as unknown as string)).toThrow(expect.objectContaining({ name: 'TroupeError', code: 'invalid_config', message: expect.stringContaining('reason must be a string') }));
+      expect(() => agent.rejectResult(callId, reason as unknown as string)).toThrow(expect.objectContaining({ name: 'TroupeError', message: expect.stringContaining('reason must be a string') }));
+    }
+    expect(agent.state).toBe('awaitingApproval');
+    expect(agent.deny(callId, 'too much')).toBe(true);
+    await running;
+    expect(executed).toEqual([]);
+  });
+
   it('runs a turn with a gated call in model order', async () => {
     const order: string[] = [];
     const gated = defineTool({

@@ -212,6 +212,19 @@ describe('repair', () => {
     expect(refused).toMatchObject({ name: 'AbortError' });
   });
 
+  it.each([
+    ['prose with a brace after the JSON', 'Here it is: {"name": "set_team", "arguments": {"player_id": "7", "team": "blue"}} (the } was wrong)'],
+    ['braces inside strings', '{"name": "set_team", "arguments": {"player_id": "7", "team": "blue"}, "note": "was {azure} not \\"}\\""} trailing }'],
+    ['two objects: the first is taken', '{"name": "set_team", "arguments": {"player_id": "7", "team": "blue"}}\n{"name": "set_team", "arguments": {"player_id": "7", "team": "red"}}'],
+  ])('repairWithModel reads the first complete JSON object of the reply: %s', async (_case, text) => {
+    const { tools, executed } = rosterTools();
+    const repairer = scriptedProvider([text]);
+    const provider = scriptedProvider([action(call('set_team', { player_id: '7', team: 'azure' })), 'Moved.']);
+    const { agent } = testAgent({ provider, tools, repair: repairWithModel({ provider: repairer }) });
+    await agent.run('Move 7 to blue.');
+    expect(executed).toEqual(['set_team:7:blue']);
+  });
+
   it('ends an aborted run while the repair is out; its late fix never runs', async () => {
     const { tools, executed } = rosterTools();
     const fix = deferred<{ args: Record<string, unknown> }>();

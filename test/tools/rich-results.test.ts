@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createScene, defineTool, isToolResult, safeJson, serializeEnvelope, toolResult, type ChatMessage, type ImageMediaType, type ToolResult } from '../../src/index.js';
 import { scriptedProvider, testAgent } from '../../src/testing/index.js';
-import { CALL_XML, jpegBytes, PNG, PNG_SHA256, resultTool } from './rich-results-fixtures.js';
+import { CALL_XML, jpegBytes, PNG, PNG_BASE64, PNG_SHA256, resultTool } from './rich-results-fixtures.js';
 
 const chart = () =>
   toolResult([
@@ -271,5 +271,31 @@ describe('images with the input', () => {
     const blind = scriptedProvider(['No idea.']);
     await testAgent({ provider: blind }).agent.run('What is this?', { images: [image] });
     expect(blind.requests[0]!.messages.at(-1)).not.toHaveProperty('images');
+  });
+
+  it.each([
+    ['base64 text instead of bytes', [{ data: PNG_BASE64, mediaType: 'image/png' }], "image 1 (image): data must be bytes"],
+    ['an unsupported media type', [{ data: PNG, mediaType: 'image/jpg' }], "did you mean 'image/jpeg'?"],
+    ['bytes of another format', [{ data: PNG, mediaType: 'image/gif' }], 'the bytes are a image/png image, not image/gif'],
+    ['no bytes', [{ data: new Uint8Array(0), mediaType: 'image/png' }], 'data is empty'],
+    ['an image over 5 MB', [{ data: jpegBytes(6 * 1024 * 1024), mediaType: 'image/jpeg' }], 'over the 5.0 MB limit per image'],
+    ['images over 15 MB in all', Array.from({ length: 4 }, () => ({ data: jpegBytes(4 * 1024 * 1024), mediaType: 'image/jpeg' })), 'add up to more than 15.0 MB'],
+    ['not a list', { data: PNG, mediaType: 'image/png' }, 'images must be a list'],
+  ])('agent.run(input, { images }) checks them like rich-result images, whatever the provider: %s', async (_case, images, message) => {
+    const provider = scriptedProvider([], { accepts: { imagesInUserMessages: true } });
+    const { agent } = testAgent({ provider });
+    await expect(agent.run('What is this?', { images: images as never })).rejects.toMatchObject({ name: 'TroupeError', code: 'invalid_config', message: expect.stringContaining(message) });
+    expect(provider.requests).toHaveLength(0);
+    expect(agent.state).toBe('idle');
+  });
+
+  it('agent.run(input, { images }) sends a copy: bytes changed after run() starts change nothing', async () => {
+    const bytes = new Uint8Array(PNG);
+    const provider = scriptedProvider(['A dot.'], { accepts: { imagesInUserMessages: true } });
+    const running = testAgent({ provider }).agent.run('What is this?', { images: [{ data: bytes, mediaType: 'image/png' }] });
+    bytes.fill(0);
+    await running;
+    const sent = provider.requests[0]!.messages.at(-1) as Extract<ChatMessage, { role: 'user' }>;
+    expect(Buffer.from(sent.images![0]!.data).equals(Buffer.from(PNG))).toBe(true);
   });
 });
