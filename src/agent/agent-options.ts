@@ -127,7 +127,10 @@ export type RunOptions = {
   cause?: string;
   /**
    * Images sent with the input, when the provider takes images in user messages (a scene sends
-   * the images of the observation its perception repeats); dropped for any other provider.
+   * the images of the observation its perception repeats); dropped for any other provider. Checked
+   * like a rich result's images (media type, bytes of that format, 5 MiB each, 15 MiB in all),
+   * whatever the provider: a bad one makes `run` reject with `TroupeError` `invalid_config`. The
+   * bytes are copied when the run starts.
    */
   images?: readonly MessageImage[];
 };
@@ -159,10 +162,10 @@ export type RunResult = {
 };
 
 /** A call waiting for the host's decision. */
-export type PendingApproval = { callId: string; name: string; args: Args };
+export type PendingApproval = { callId: string; name: string; args: Args; argsHash: string };
 
 /** A completed call whose result waits for the host's decision before the model sees it. */
-export type PendingResultApproval = { callId: string; name: string; args: Args; output: unknown };
+export type PendingResultApproval = { callId: string; name: string; args: Args; output: unknown; outputHash: string };
 
 /** A live agent: an XState actor plus its provider, tools and bus. */
 export type Agent = {
@@ -179,18 +182,25 @@ export type Agent = {
   pendingApprovals(): PendingApproval[];
   /**
    * Lets a parked call run. Returns false (and logs) when there is no such pending call, the run
-   * was aborted, or `args` is given and differs from the arguments that were requested.
+   * was aborted, `args` is given and differs from the arguments that were requested, or `argsHash`
+   * is given and is not the request's (`tool.approval.requested.argsHash`).
    */
-  approve(callId: string, options?: { args?: Args }): boolean;
-  /** Refuses a parked call; the model is told it was `denied`, with the reason. */
+  approve(callId: string, options?: { args?: Args; argsHash?: string }): boolean;
+  /**
+   * Refuses a parked call; the model is told it was `denied`, with the reason. A reason that is
+   * not a string throws (`TroupeError` `invalid_config`), like `rejectResult`.
+   */
   deny(callId: string, reason?: string): boolean;
   /** Results held for approval in the current turn (tools with `needsResultApproval`). */
   pendingResultApprovals(): PendingResultApproval[];
-  /** Lets a held result reach the model. False (and logged) when no such result waits. */
-  approveResult(callId: string): boolean;
+  /**
+   * Lets a held result reach the model. False (and logged) when no such result waits, or
+   * `outputHash` is given and is not the request's (`tool.result.approval.requested.outputHash`).
+   */
+  approveResult(callId: string, options?: { outputHash?: string }): boolean;
   /**
    * Withholds a held result: the model is told `RESULT_REJECTED: <reason>` and never sees the
-   * output. False (and logged) when no such result waits.
+   * output. False (and logged) when no such result waits; a reason that is not a string throws.
    */
   rejectResult(callId: string, reason?: string): boolean;
   /** Aborts the current run: in-flight model and tool calls get their signals aborted. */

@@ -5,6 +5,7 @@ import type { AgentMachineContext, AgentMachineEvent, AgentStateName } from '../
 import type { Bus, EventMeta } from '../bus/bus.js';
 import type { Envelope, EventType, RunReason, TroupeEvents } from '../bus/events.js';
 import { TroupeError } from '../errors.js';
+import { checkInputImages } from '../tools/result-parts.js';
 import type { ChatMessage, ModelRequest, Provider, ToolChoice, ToolSpec } from '../llm/types.js';
 import type { Args, ProtocolLimits } from '../protocol/types.js';
 import type { SessionLog } from '../record/session-log.js';
@@ -130,10 +131,13 @@ export class AgentRuntime implements Agent {
     if (rounds !== undefined && (!Number.isSafeInteger(rounds) || rounds < 1)) {
       throw new TroupeError('invalid_config', `agent.run: rounds must be a positive integer, got ${String(rounds)}`);
     }
+    // Checked like a rich result's images, whatever the provider takes: a bad image is a host bug.
+    const images = options.images === undefined ? undefined : checkInputImages(options.images);
+    if (images !== undefined && !images.ok) throw new TroupeError('invalid_config', `agent.run: ${images.problem}`);
     const system = this.config.systemMessage;
     const user: ChatMessage = { role: 'user', content: input };
-    if (options.images !== undefined && options.images.length > 0 && this.config.provider.accepts?.imagesInUserMessages === true) {
-      user.images = [...options.images];
+    if (images !== undefined && images.value.length > 0 && this.config.provider.accepts?.imagesInUserMessages === true) {
+      user.images = images.value;
     }
     const messages: ChatMessage[] = system === undefined ? [user] : [system, user];
     this.config.memory?.begin(messages);
@@ -176,20 +180,25 @@ export class AgentRuntime implements Agent {
     if (this.state !== 'awaitingApproval' || turn?.kind !== 'calls') return [];
     return turn.calls
       .filter((entry) => entry.argsKey !== undefined && entry.decision === undefined)
-      .map(({ call }) => ({ callId: call.callId, name: call.name, args: call.args }));
+      .map(({ call, argsHash }) => ({ callId: call.callId, name: call.name, args: call.args, argsHash: argsHash! }));
   }
 
-  approve(callId: string, options: { args?: Args } = {}): boolean {
+  approve(callId: string, options: { args?: Args; argsHash?: string } = {}): boolean {
     const entry = this.pendingEntry(callId, 'approve');
     if (entry === undefined) return false;
     if (options.args !== undefined && stableKey(options.args) !== entry.argsKey) {
       this.config.logger.warn({ agent: this.name, callId }, 'approval refused: arguments differ from the request');
       return false;
     }
+    if (options.argsHash !== undefined && options.argsHash !== entry.argsHash) {
+      this.config.logger.warn({ agent: this.name, callId }, 'approval refused: argsHash is not the request\'s');
+      return false;
+    }
     return stages.decide(this, this.current!, entry, true, 'approved');
   }
 
   deny(callId: string, reason = 'denied by the operator'): boolean {
+    checkReason(reason, 'deny');
     const entry = this.pendingEntry(callId, 'deny');
     if (entry === undefined) return false;
     return stages.decide(this, this.current!, entry, false, reason);
@@ -201,19 +210,24 @@ export class AgentRuntime implements Agent {
     return stages
       .heldResults(turn)
       .filter(({ entry }) => entry.resultRequested === true && entry.resultDecision === undefined)
-      .map(({ entry, result }) => ({ callId: entry.call.callId, name: entry.call.name, args: entry.call.args, output: result.output }));
+      .map(({ entry, result }) => ({ callId: entry.call.callId, name: entry.call.name, args: entry.call.args, output: result.output, outputHash: entry.outputHash! }));
   }
 
-  approveResult(callId: string): boolean {
+  approveResult(callId: string, options: { outputHash?: string } = {}): boolean {
     const entry = this.pendingResult(callId, 'approveResult');
     if (entry === undefined) return false;
+    if (options.outputHash !== undefined && options.outputHash !== entry.outputHash) {
+      this.config.logger.warn({ agent: this.name, callId }, 'result approval refused: outputHash is not the request\'s');
+      return false;
+    }
     return stages.decideResult(this, this.current!, entry, true, 'approved');
   }
 
   rejectResult(callId: string, reason = 'rejected by the operator'): boolean {
+    checkReason(reason, 'rejectResult');
     const entry = this.pendingResult(callId, 'rejectResult');
     if (entry === undefined) return false;
-    return stages.decideResult(this, this.current!, entry, false, typeof reason === 'string' ? reason : String(reason));
+    return stages.decideResult(this, this.current!, entry, false, reason);
   }
 
   abort(reason = 'aborted'): void {
@@ -224,6 +238,7 @@ export class AgentRuntime implements Agent {
     if (this.closed) return;
     this.abort('agent closed');
     this.closed = true;
+    this.config.memory?.close();
     if (this.config.ownsLog) await this.config.log?.close();
   }
 
@@ -310,7 +325,7 @@ export class AgentRuntime implements Agent {
     const { memory } = this.config;
     if (memory === undefined) return undefined;
     try {
-      return memory.commit(run, { name: this.name, logger: this.config.logger, publish: (type, data, cause) => this.publish(type, data, cause) });
+      return memory.commit(run, { name: this.name, logger: this.config.logger, budgets: this.config.budgets, publish: (type, data, cause) => this.publish(type, data, cause) });
     } catch (error) {
       // A throwing custom token counter must not leave the run unresolved.
       this.config.logger.error({ agent: this.name, err: error }, 'memory could not keep the run');
@@ -436,3 +451,10 @@ const EVENTS = Object.freeze(
 ) as { readonly [T in AgentMachineEvent['type']]: Readonly<Extract<AgentMachineEvent, { type: T }>> };
 
 const STOP_AT_CLOSER: readonly string[] = Object.freeze(['</ACTION>']);
+
+/** A refusal's reason reaches the model and the bus as text: anything else is a host bug. */
+function checkReason(reason: unknown, verb: 'deny' | 'rejectResult'): asserts reason is string {
+  if (typeof reason !== 'string') {
+    throw new TroupeError('invalid_config', `agent.${verb}(callId, reason): reason must be a string, got ${reason === null ? 'null' : typeof reason}`);
+  }
+}

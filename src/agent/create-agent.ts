@@ -45,6 +45,8 @@ export function resolveConfig(options: AgentOptions): AgentConfig {
   if (protocol !== 'xml' && protocol !== 'native') {
     throw new ConfigError(`createAgent "${name}": protocol must be 'xml' or 'native', got ${JSON.stringify(protocol)}`);
   }
+  // Checked before read_var is added: spreading a Set or a string would hide a wrong shape.
+  checkAllowedTools(options.allowedTools, name);
   const allowedTools = memory?.tool !== undefined && options.allowedTools !== undefined ? [...options.allowedTools, READ_VAR] : options.allowedTools;
   const allowed = resolveAllowed(allowedTools, registry.names(), name);
   const offered = allowed === undefined ? tools : tools.filter((tool) => allowed.has(tool.name));
@@ -141,9 +143,13 @@ function specsFor(tools: readonly Tool[]): readonly ToolSpec[] {
   return list;
 }
 
+function checkAllowedTools(allowedTools: unknown, agent: string): void {
+  if (allowedTools !== undefined && !Array.isArray(allowedTools)) throw new ConfigError(`createAgent "${agent}": allowedTools must be an array of tool names`);
+}
+
 function resolveAllowed(allowedTools: readonly string[] | undefined, known: string[], agent: string): ReadonlySet<string> | undefined {
   if (allowedTools === undefined) return undefined;
-  if (!Array.isArray(allowedTools)) throw new ConfigError(`createAgent "${agent}": allowedTools must be an array of tool names`);
+  checkAllowedTools(allowedTools, agent);
   const registered = new Set(known);
   for (const tool of allowedTools) {
     if (!registered.has(tool)) {

@@ -2,7 +2,7 @@ import { safeJson } from '../bus/serialize-event.js';
 import type { CallRejection, MalformedProblem } from '../protocol/types.js';
 import type { MessageImage } from '../llm/types.js';
 import type { CallResult } from '../tools/dispatch-turn.js';
-import { formatBytes, imagesOf, isToolResult, type ImagePart, type ToolResult } from '../tools/result-parts.js';
+import { formatBytes, imagesOf, isToolResult, sentImages, type ImagePart, type ToolResult } from '../tools/result-parts.js';
 
 /** The user message that carries tool images to a provider whose tool results are text only. */
 export const IMAGES_FOLLOW = 'The images attached to the tool results above, in order.';
@@ -165,10 +165,13 @@ export function imagePlaceholder(part: ImagePart, index: number, count: number, 
   return `[${which}: ${part.mediaType}, ${formatBytes(part.data.byteLength)}${ref}; ${where}]`;
 }
 
-/** The images a call's rich result carries, in order (none for any other outcome). */
+/**
+ * The images a call's rich result sends the model, in order (none for any other outcome): the
+ * checked result's own copies, not the `data` subscribers were handed.
+ */
 export function callImages(call: ObservedCall): MessageImage[] {
   if (call.status !== 'completed' || !isToolResult(call.output)) return [];
-  return imagesOf(call.output).map(({ data, mediaType }) => ({ data, mediaType }));
+  return sentImages(call.output);
 }
 
 /**

@@ -43,20 +43,47 @@ export function repairWithModel(options: RepairWithModelOptions = {}): RepairFun
   };
 }
 
-/** The call in the model's reply: the first JSON value, code fences allowed; `null` declines. */
+/** The call in the model's reply: the first complete JSON object, code fences allowed; `null` declines. */
 function readCall(text: string): RepairedCall | undefined {
   const unfenced = text.replace(/^\s*```(?:json)?\s*|\s*```\s*$/g, '').trim();
   if (unfenced === 'null') return undefined;
-  const start = unfenced.indexOf('{');
-  const end = unfenced.lastIndexOf('}');
-  let value: unknown;
-  try {
-    value = start === -1 ? undefined : JSON.parse(unfenced.slice(start, end + 1));
-  } catch {
-    value = undefined;
-  }
+  const value = firstJsonObject(unfenced);
   if (typeof value !== 'object' || value === null) throw new Error(`the model's reply was not a JSON call: ${JSON.stringify(text.slice(0, 200))}`);
   const { name, arguments: args } = value as { name?: unknown; arguments?: unknown };
   if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new Error('the model\'s reply has no "arguments" object');
   return typeof name === 'string' ? { name, args: args as Record<string, unknown> } : { args: args as Record<string, unknown> };
+}
+
+/**
+ * The first `{…}` of the text that parses as JSON: braces are balanced, those inside strings
+ * (escapes included) do not count, so prose before or after it, even with braces, is ignored.
+ */
+function firstJsonObject(text: string): unknown {
+  for (let start = text.indexOf('{'); start !== -1; start = text.indexOf('{', start + 1)) {
+    const end = balancedEnd(text, start);
+    // A brace that never closes (prose) hides nothing: a later one may still open the call.
+    if (end === -1) continue;
+    try {
+      return JSON.parse(text.slice(start, end + 1));
+    } catch {
+      // Not JSON after all (`{azure}` in prose): try the next brace.
+    }
+  }
+  return undefined;
+}
+
+/** Where the object opened at `start` closes, or -1 when it never does. */
+function balancedEnd(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let index = start; index < text.length; index++) {
+    const char = text[index];
+    if (inString) {
+      if (char === '\\') index++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '{') depth++;
+    else if (char === '}' && --depth === 0) return index;
+  }
+  return -1;
 }

@@ -19,10 +19,14 @@ export type TurnCall = {
   announced?: boolean;
   /** Stable form of the requested arguments, to bind an approval to them. */
   argsKey?: string;
+  /** SHA-256 of `argsKey`, as `tool.approval.requested` published it. */
+  argsHash?: string;
   /** For a completed call of a tool with `needsResultApproval`: whether its result is held. */
   resultGate?: boolean | Promise<boolean> | Error;
   /** Set when `tool.result.approval.requested` is published: the result is pending from then on. */
   resultRequested?: boolean;
+  /** SHA-256 of the held output's stable key, as `tool.result.approval.requested` published it. */
+  outputHash?: string;
   /** The host's (or a failing predicate's) decision on the held result. */
   resultDecision?: { approved: boolean; reason: string };
   /** Set once the result decision was published. */

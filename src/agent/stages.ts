@@ -17,7 +17,7 @@ import type { ChatMessage, MessageImage, ModelRequest, ModelResponse, Provider }
 import type { RepairContext, RepairedCall } from './agent-options.js';
 import { IMAGES_FOLLOW, callImages, describeCall, observationText, repairNote, wrapObservation, type ObservationOptions, type ObservedCall, type TurnOutcome } from './observation-text.js';
 import type { RepairNote, RunState, Turn, TurnCall } from './run-state.js';
-import { stableKey } from './stable-key.js';
+import { hashKey, stableHash, stableKey } from './stable-key.js';
 import { spendFrom, type Spend } from './budget.js';
 
 /**
@@ -354,6 +354,8 @@ async function repairModelCall(
   messages: ChatMessage[],
   options: { provider?: Provider; maxTokens?: number } = {},
 ): Promise<ModelResponse> {
+  // Refused before anything is spent: an aborted run makes no more model calls.
+  run.controller.signal.throwIfAborted();
   const { budgets } = host.config;
   const refusing = budgets.length === 0 ? undefined : spendFrom(budgets, ONE_MODEL_CALL);
   if (refusing !== undefined) throw new Error(refusing.exhausted!.message);
@@ -419,8 +421,9 @@ export function requestApproval(host: AgentRuntime): void {
       } else if (entry.gate === true) {
         // Pending from here on: approve() before its request is published is refused.
         entry.argsKey = stableKey(entry.call.args);
+        entry.argsHash = hashKey(entry.argsKey);
         const { callId, name, args } = entry.call;
-        host.publish('tool.approval.requested', { callId, name, args });
+        host.publish('tool.approval.requested', { callId, name, args, argsHash: entry.argsHash });
       }
     }
     if (host.current === run && !run.finished) settleApprovalsIfDone(host, run);
@@ -491,8 +494,9 @@ export function requestResultApproval(host: AgentRuntime): void {
         decideResult(host, run, entry, false, `result approval check failed: ${entry.resultGate.message}`);
       } else if (entry.resultGate === true) {
         entry.resultRequested = true;
+        entry.outputHash = stableHash(result.output);
         const { callId, name, args } = entry.call;
-        host.publish('tool.result.approval.requested', { callId, name, args, output: result.output });
+        host.publish('tool.result.approval.requested', { callId, name, args, output: result.output, outputHash: entry.outputHash });
       }
     }
     if (host.current === run && !run.finished) settleResultsIfDone(host, run);
@@ -712,7 +716,9 @@ export const guards = {
   },
   repairable: (host: AgentRuntime) => {
     const run = active(host);
-    return run.turn.kind === 'rejected' && host.config.repair !== undefined && !run.repairTried;
+    // A `tool.rejected` subscriber may have aborted the run: its `aborted` is on its way, and a
+    // repair now would only spend a model call on a run that is over.
+    return run.turn.kind === 'rejected' && host.config.repair !== undefined && !run.repairTried && !run.controller.signal.aborted;
   },
   needsResultApproval: (host: AgentRuntime) => {
     const turn = active(host).turn;

@@ -88,7 +88,8 @@ export type TroupeEvents = {
   /** Text the model wrote after `</ACTION>`: ignored, kept for the log. */
   'action.trailing': { text: string };
   'tool.rejected': CallRejection & { code: RejectionCode };
-  'tool.approval.requested': { callId: string; name: string; args: Args };
+  /** `argsHash`: hex SHA-256 of the arguments' stable JSON key; `approve(callId, { argsHash })` binds to it. */
+  'tool.approval.requested': { callId: string; name: string; args: Args; argsHash: string };
   'tool.approval.resolved': { callId: string; name: string; approved: boolean; reason?: string };
   'tool.started': { callId: string; name: string; args: Args; attempt: number };
   /**
@@ -123,7 +124,8 @@ export type TroupeEvents = {
   /** The agent's `repair` declined, threw, or gave a call that failed validation again; the rejection stands. */
   'tool.repair.failed': { callId: string; name: string; by: RepairSource; reason: string; issues: Issue[] };
   /** A completed call's result waits for the host before the model sees it. */
-  'tool.result.approval.requested': { callId: string; name: string; args: Args; output: unknown };
+  /** `outputHash`: hex SHA-256 of the output's stable JSON key; `approveResult(callId, { outputHash })` binds to it. */
+  'tool.result.approval.requested': { callId: string; name: string; args: Args; output: unknown; outputHash: string };
   /** The host approved or rejected a held result (or its predicate threw: rejected, never asked). */
   'tool.result.approval.resolved': { callId: string; name: string; approved: boolean; reason?: string };
   /** The inspector paused or resumed a stepped scene (its tick gate); `tick` is the last tick run. */

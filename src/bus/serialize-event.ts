@@ -13,7 +13,9 @@ export type SerializeEnvelopeOptions = SafeJsonOptions & {
  * One envelope as one line of JSON with `v: CATALOGUE_VERSION` (DESIGN.md §4), for the log, SSE
  * and Redis. `data` goes through `safeJson`, so deep, cyclic or exotic data never throws. With
  * `maxChars`, the envelope fields are always kept and only `data` gives way: it is replaced by
- * `{ "$truncated": true, "chars": n, "preview": "…" }`, so the line stays valid JSON.
+ * `{ "$truncated": true, "chars": n, "preview": "…" }`, so the line stays valid JSON. Short
+ * top-level string fields of `data` (up to 256 characters: `callId`, `name`, `argsHash`…) are
+ * kept beside the marker, so a reader can still tell what the event was about and answer it.
  *
  * @example
  * serializeEnvelope(bus.publish('agent.said', { text: 'hi' })).text;
@@ -29,14 +31,34 @@ export function serializeEnvelope(envelope: Envelope, options: SerializeEnvelope
   const room = maxChars - head.text.length - ',"data":'.length;
   if (dataText.length > room) {
     // A preview of half the room leaves space for JSON escaping of the fragment and the wrapper.
-    let previewChars = Math.max(0, Math.floor(room / 2) - 64);
+    const kept = given === undefined ? keptFields(body.text) : {};
+    let previewChars = Math.max(0, Math.floor(room / 2) - 64 - JSON.stringify(kept).length);
     do {
-      dataText = JSON.stringify({ $truncated: true, chars: body.text.length, preview: wellFormedPrefix(body.text, previewChars) });
+      dataText = JSON.stringify({ ...kept, $truncated: true, chars: body.text.length, preview: wellFormedPrefix(body.text, previewChars) });
       previewChars = Math.floor(previewChars / 2);
     } while (dataText.length > room && previewChars > 0);
     truncated = true;
   }
   return { text: `${head.text.slice(0, -1)},"data":${dataText}}`, truncated, issues: [...head.issues, ...body.issues] };
+}
+
+/** Most characters of one top-level string field kept beside a `$truncated` marker. */
+const MAX_KEPT_CHARS = 256;
+
+/** The short top-level string fields of data's (already redacted) JSON text. */
+function keptFields(text: string): Record<string, string> {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return {};
+  }
+  const kept: Record<string, string> = {};
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return kept;
+  for (const [key, value] of Object.entries(data)) {
+    if (typeof value === 'string' && value.length <= MAX_KEPT_CHARS && key.length <= MAX_KEPT_CHARS && key !== '__proto__') kept[key] = value;
+  }
+  return kept;
 }
 
 function wellFormedPrefix(text: string, max: number): string {

@@ -15,13 +15,20 @@ export type ControlTarget = {
   scene: Scene | undefined;
   agents: ReadonlyMap<string, Agent>;
   gate: TickGate | undefined;
-  /** How the page was shown events: the args it sends back are compared as it saw them. */
-  stream?: { readonly redactor: Redactor };
+  /**
+   * How the page was shown events: the args it sends back are compared as it saw them, and a
+   * request past `maxEventChars` reached it as a `$truncated` card (no args, no output).
+   */
+  stream?: { readonly redactor: Redactor; readonly maxEventChars?: number };
 };
 
 const TYPES = ['approve', 'deny', 'approveResult', 'rejectResult', 'pause', 'resume', 'step'] as const;
 const MAX_NAME = 256;
 const MAX_REASON = 2_000;
+const HASH = /^[0-9a-f]{64}$/;
+// Room for the envelope's own fields (id, type, at, agent, scene, cause) beside `data` on the
+// wire; generous, so that a card the page got truncated is never taken for a whole one.
+const ENVELOPE_ROOM = 2_048;
 
 /** Checks a request body as a command; the problem names the field and what it allows. */
 export function parseControlCommand(body: unknown): Outcome<ControlCommand, ControlProblem> {
@@ -37,12 +44,16 @@ export function parseControlCommand(body: unknown): Outcome<ControlCommand, Cont
   }
   const agent = fields.agent as string;
   const callId = fields.callId as string;
-  if (type === 'approveResult') return success({ type, agent, callId });
-  if (type === 'approve') {
+  if (type === 'approveResult' || type === 'approve') {
+    const hashName = type === 'approve' ? 'argsHash' : 'outputHash';
+    const hash = fields[hashName];
+    if (hash !== undefined && (typeof hash !== 'string' || !HASH.test(hash))) return bad(`"${hashName}" must be the 64 lower-case hex digits of the request's ${hashName}`);
+    const bound = hash === undefined ? {} : { [hashName]: hash };
+    if (type === 'approveResult') return success({ type, agent, callId, ...bound });
     const args = fields.args;
-    if (args === undefined) return success({ type, agent, callId });
+    if (args === undefined) return success({ type, agent, callId, ...bound });
     if (typeof args !== 'object' || args === null || Array.isArray(args)) return bad('"args" must be the JSON object of arguments the approver saw');
-    return success({ type, agent, callId, args: args as Record<string, unknown> });
+    return success({ type, agent, callId, ...bound, args: args as Record<string, unknown> });
   }
   const refusal = type as 'deny' | 'rejectResult';
   const reason = fields.reason;
@@ -63,9 +74,16 @@ export function runControlCommand(command: ControlCommand, target: ControlTarget
     case 'deny': {
       const agent = target.scene?.agents.get(command.agent)?.agent ?? target.agents.get(command.agent);
       if (agent === undefined) return failure({ status: 404, error: `no agent named ${JSON.stringify(command.agent)}` });
+      if (command.type === 'approve' && command.args === undefined && command.argsHash === undefined) {
+        const pending = agent.pendingApprovals().find((approval) => approval.callId === command.callId);
+        if (pending !== undefined && shownTruncated(pending, target)) return unboundRefusal(command.callId, 'arguments', 'argsHash');
+      }
       const done =
         command.type === 'approve'
-          ? agent.approve(command.callId, command.args === undefined ? {} : { args: argsAsApproved(agent, command.callId, command.args, target.stream?.redactor) })
+          ? agent.approve(command.callId, {
+              ...(command.args === undefined ? {} : { args: argsAsApproved(agent, command.callId, command.args, target.stream?.redactor) }),
+              ...(command.argsHash === undefined ? {} : { argsHash: command.argsHash }),
+            })
           : agent.deny(command.callId, command.reason);
       if (done) return success(undefined);
       return failure({
@@ -77,7 +95,14 @@ export function runControlCommand(command: ControlCommand, target: ControlTarget
     case 'rejectResult': {
       const agent = target.scene?.agents.get(command.agent)?.agent ?? target.agents.get(command.agent);
       if (agent === undefined) return failure({ status: 404, error: `no agent named ${JSON.stringify(command.agent)}` });
-      const done = command.type === 'approveResult' ? agent.approveResult(command.callId) : agent.rejectResult(command.callId, command.reason);
+      if (command.type === 'approveResult' && command.outputHash === undefined) {
+        const pending = agent.pendingResultApprovals().find((approval) => approval.callId === command.callId);
+        if (pending !== undefined && shownTruncated(pending, target)) return unboundRefusal(command.callId, 'output', 'outputHash');
+      }
+      const done =
+        command.type === 'approveResult'
+          ? agent.approveResult(command.callId, command.outputHash === undefined ? {} : { outputHash: command.outputHash })
+          : agent.rejectResult(command.callId, command.reason);
       if (done) return success(undefined);
       return failure({
         status: 409,
@@ -99,6 +124,24 @@ function argsAsApproved(agent: Agent, callId: string, shown: Record<string, unkn
   if (pending === undefined) return shown;
   const seen = JSON.parse(safeJson(pending.args, { redactor }).text) as unknown;
   return stableKey(seen) === stableKey(shown) ? pending.args : shown;
+}
+
+/**
+ * Whether the request reached the page as a `$truncated` card: then the person never saw what
+ * they would approve, and only the request's hash binds the approval to it.
+ */
+function shownTruncated(request: object, target: ControlTarget): boolean {
+  const stream = target.stream;
+  if (stream?.maxEventChars === undefined) return false;
+  const room = stream.maxEventChars - ENVELOPE_ROOM;
+  return safeJson(request, { redactor: stream.redactor, maxChars: room + 1 }).text.length > room;
+}
+
+function unboundRefusal(callId: string, what: string, hashName: string): Outcome<void, ControlProblem> {
+  return failure({
+    status: 409,
+    error: `the approval request of call ${JSON.stringify(callId)} was too large to show on the page (its ${what} reached it as a $truncated card): send the request's "${hashName}" with the approval, so it binds to what was asked`,
+  });
 }
 
 function turnGate(type: 'pause' | 'resume' | 'step', target: ControlTarget): Outcome<void, ControlProblem> {

@@ -89,13 +89,18 @@ export type InspectorState = {
 /** What `POST /control` takes. */
 export type ControlCommand =
   /**
-   * Runs a call waiting for approval. `args`, when given, are the arguments the approver saw: the
-   * approval holds only if they are still the call's (the page always sends them).
+   * Runs a call waiting for approval. `args`, when given, are the arguments the approver saw, and
+   * `argsHash` the request's digest of them: the approval holds only if they are still the call's
+   * (the page always sends the hash, and the arguments when its card shows them). A request too
+   * large to stream (a `$truncated` card) is approved only with its `argsHash`.
    */
-  | { type: 'approve'; agent: string; callId: string; args?: Record<string, unknown> }
+  | { type: 'approve'; agent: string; callId: string; args?: Record<string, unknown>; argsHash?: string }
   | { type: 'deny'; agent: string; callId: string; reason?: string }
-  /** Lets a result held by `needsResultApproval` reach the model. */
-  | { type: 'approveResult'; agent: string; callId: string }
+  /**
+   * Lets a result held by `needsResultApproval` reach the model. `outputHash`, when given, binds
+   * the approval to the request's digest of the output; a request too large to stream needs it.
+   */
+  | { type: 'approveResult'; agent: string; callId: string; outputHash?: string }
   /** Withholds a held result: the model is told `RESULT_REJECTED` with the reason. */
   | { type: 'rejectResult'; agent: string; callId: string; reason?: string }
   | { type: 'pause' }

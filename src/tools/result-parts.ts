@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Outcome } from '../outcome.js';
+import { deepFreeze } from './freeze-args.js';
 
 /** The image formats every provider troupe speaks to takes (Anthropic's list is the narrowest). */
 export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
@@ -55,9 +56,18 @@ const BRAND = Symbol.for('troupe.toolResult');
 
 class RichResult implements ToolResult {
   readonly parts: readonly ResultPart[];
+  // A checked result's image bytes as the model is sent them: copies nobody else holds, since a
+  // Uint8Array cannot be frozen and subscribers get the `data` of the parts.
+  readonly #sent: ReadonlyMap<ResultPart, Uint8Array>;
 
-  constructor(parts: readonly ResultPart[]) {
+  constructor(parts: readonly ResultPart[], sent: ReadonlyMap<ResultPart, Uint8Array> = new Map()) {
     this.parts = parts;
+    this.#sent = sent;
+  }
+
+  /** The images the model is sent, in order: a checked result's own copies of the bytes. */
+  static sentImages(result: RichResult): { data: Uint8Array; mediaType: ImageMediaType }[] {
+    return imagesOf(result).map((part) => ({ data: result.#sent.get(part) ?? part.data, mediaType: part.mediaType }));
   }
 
   toJSON(): { parts: unknown[] } {
@@ -99,8 +109,10 @@ export function isToolResult(value: unknown): value is ToolResult {
 
 /**
  * Checks a rich result and copies it: image bytes copied (the tool may reuse its buffer) and
- * hashed, JSON proven serializable. The problem, when there is one, names the part and says what
- * is allowed. Never throws, whatever the tool put in the parts (getters, cycles, proxies).
+ * hashed, JSON proven serializable and kept as a deep-frozen copy. The problem, when there is
+ * one, names the part and says what is allowed. Never throws, whatever the tool put in the parts
+ * (getters, cycles, proxies). The copy's image `data` is what subscribers see; the model is sent a
+ * second copy (`sentImages`), so writing to the bytes of an event changes nothing it is sent.
  */
 export function checkToolResult(result: ToolResult): Outcome<ToolResult, string> {
   try {
@@ -109,6 +121,7 @@ export function checkToolResult(result: ToolResult): Outcome<ToolResult, string>
     if (given.length === 0) return problem('it has no parts; return at least one, or a plain value');
     if (given.length > RESULT_LIMITS.maxParts) return problem(`it has ${given.length} parts; at most ${RESULT_LIMITS.maxParts} are allowed`);
     const parts: ResultPart[] = [];
+    const sent = new Map<ResultPart, Uint8Array>();
     let imageBytes = 0;
     for (let index = 0; index < given.length; index++) {
       const checked = checkPart(given[index], index);
@@ -119,10 +132,11 @@ export function checkToolResult(result: ToolResult): Outcome<ToolResult, string>
         if (imageBytes > RESULT_LIMITS.maxTotalImageBytes) {
           return problem(`its images add up to more than ${formatBytes(RESULT_LIMITS.maxTotalImageBytes)} (the limit per result)`);
         }
+        sent.set(part, new Uint8Array(part.data));
       }
       parts.push(part);
     }
-    return { ok: true, value: Object.freeze(new RichResult(Object.freeze(parts))) };
+    return { ok: true, value: Object.freeze(new RichResult(Object.freeze(parts), sent)) };
   } catch (error) {
     return problem(`reading it threw: ${describe(error)}`);
   }
@@ -146,8 +160,9 @@ function checkPart(part: unknown, index: number): Outcome<ResultPart, string> {
         return problem(`${at} (json): the value is not JSON (${describe(error)})`);
       }
       if (text === undefined) return problem(`${at} (json): the value is not JSON (${kindOf(record.value)})`);
-      // The model reads the JSON text; keep exactly that value, so later mutation changes nothing.
-      return { ok: true, value: Object.freeze({ type: 'json', value: JSON.parse(text) as unknown }) };
+      // The model reads the JSON text; keep exactly that value, frozen, so that neither the tool
+      // nor a subscriber (tool.completed, tool.result.approval.requested) can change it.
+      return { ok: true, value: Object.freeze({ type: 'json', value: deepFreeze(JSON.parse(text) as unknown) }) };
     }
     case 'image':
       return checkImage(record, at);
@@ -157,6 +172,41 @@ function checkPart(part: unknown, index: number): Outcome<ResultPart, string> {
 }
 
 function checkImage(record: Record<string, unknown>, at: string): Outcome<ResultPart, string> {
+  const checked = checkImageBytes(record, at);
+  if (!checked.ok) return checked;
+  const { data, mediaType } = checked.value;
+  const sha256 = createHash('sha256').update(data).digest('hex');
+  return { ok: true, value: Object.freeze({ type: 'image', data, mediaType, sha256 }) };
+}
+
+/**
+ * Checks the images given with a run's input (`RunOptions.images`) as a rich result's images are
+ * checked: supported media type, bytes that are that format, per-image and total size. Returns
+ * copies of the bytes (the caller may reuse its buffers), or the problem naming the image.
+ */
+export function checkInputImages(images: unknown): Outcome<{ data: Uint8Array; mediaType: ImageMediaType }[], string> {
+  try {
+    if (!Array.isArray(images)) return problem(`images must be a list of { data, mediaType }, got ${kindOf(images)}`);
+    if (images.length > RESULT_LIMITS.maxParts) return problem(`${images.length} images; at most ${RESULT_LIMITS.maxParts} are allowed`);
+    const checked: { data: Uint8Array; mediaType: ImageMediaType }[] = [];
+    let total = 0;
+    for (let index = 0; index < images.length; index++) {
+      const image: unknown = images[index];
+      const at = `image ${index + 1}`;
+      if (typeof image !== 'object' || image === null || Array.isArray(image)) return problem(`${at} is not an image: expected { data, mediaType }, got ${kindOf(image)}`);
+      const outcome = checkImageBytes(image as Record<string, unknown>, at);
+      if (!outcome.ok) return outcome;
+      total += outcome.value.data.byteLength;
+      if (total > RESULT_LIMITS.maxTotalImageBytes) return problem(`the images add up to more than ${formatBytes(RESULT_LIMITS.maxTotalImageBytes)} (the limit per message)`);
+      checked.push(outcome.value);
+    }
+    return { ok: true, value: checked };
+  } catch (error) {
+    return problem(`reading them threw: ${describe(error)}`);
+  }
+}
+
+function checkImageBytes(record: Record<string, unknown>, at: string): Outcome<{ data: Uint8Array; mediaType: ImageMediaType }, string> {
   const mediaType = record.mediaType;
   if (typeof mediaType !== 'string' || !(IMAGE_MEDIA_TYPES as readonly string[]).includes(mediaType)) {
     const hint = mediaType === 'image/jpg' ? " (did you mean 'image/jpeg'?)" : '';
@@ -179,8 +229,7 @@ function checkImage(record: Record<string, unknown>, at: string): Outcome<Result
     const found = sniffed === undefined ? 'not a PNG, JPEG, GIF or WebP image' : `a ${sniffed} image`;
     return problem(`${at} (image): the bytes are ${found}, not ${mediaType}; providers refuse a mismatched media type`);
   }
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return { ok: true, value: Object.freeze({ type: 'image', data: bytes, mediaType, sha256 }) };
+  return { ok: true, value: { data: bytes, mediaType: mediaType as ImageMediaType } };
 }
 
 /** The format an image's first bytes announce, if it is one troupe passes on. */
@@ -205,6 +254,14 @@ export function describeParts(result: ToolResult): ResultPartInfo[] {
         return imageInfo(part);
     }
   });
+}
+
+/**
+ * The images a result sends the model, in order: for a checked result, copies taken when it was
+ * checked, which no event hands out.
+ */
+export function sentImages(result: ToolResult): { data: Uint8Array; mediaType: ImageMediaType }[] {
+  return result instanceof RichResult ? RichResult.sentImages(result) : imagesOf(result).map(({ data, mediaType }) => ({ data, mediaType }));
 }
 
 /** The images of a checked result, in order. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { defineTool, type Agent } from '../../src/index.js';
 import { scriptedProvider, testAgent } from '../../src/testing/index.js';
@@ -112,6 +113,39 @@ describe('approval', () => {
     expect(agent.approve(callId, { args: { amount: 500, to: 'ana' } })).toBe(true);
     await running;
     expect(executed).toEqual(['ana:500']);
+  });
+
+  it('binds an approval to the argsHash of the request (SHA-256 of the stable key): another hash is refused', async () => {
+    const { agent, events, executed } = gatedSetup(true);
+    const asked = requested(agent);
+    const running = agent.run('Pay Ana 500.');
+    await asked;
+    const { callId, argsHash } = events.find('tool.approval.requested')!.data;
+    const expected = createHash('sha256').update('{"amount":500,"to":"ana"}').digest('hex');
+    expect(argsHash).toBe(expected);
+    expect(agent.pendingApprovals()).toEqual([{ callId, name: 'transfer', args: { to: 'ana', amount: 500 }, argsHash: expected }]);
+    expect(agent.approve(callId, { argsHash: '0'.repeat(64) })).toBe(false);
+    expect(agent.approve(callId, { args: { to: 'ana', amount: 500 }, argsHash: '0'.repeat(64) })).toBe(false);
+    expect(executed).toEqual([]);
+    expect(agent.approve(callId, { argsHash })).toBe(true);
+    await running;
+    expect(executed).toEqual(['ana:500']);
+  });
+
+  it('deny and rejectResult take a string reason: anything else is a host error, thrown, and decides nothing', async () => {
+    const { agent, executed } = gatedSetup(true);
+    const asked = requested(agent);
+    const running = agent.run('Pay Ana 500.');
+    await asked;
+    const callId = agent.pendingApprovals()[0]!.callId;
+    for (const reason of [42, { why: 'no' }, null]) {
+      expect(() => agent.deny(callId, reason as unknown as string)).toThrow(expect.objectContaining({ name: 'TroupeError', code: 'invalid_config', message: expect.stringContaining('reason must be a string') }));
+      expect(() => agent.rejectResult(callId, reason as unknown as string)).toThrow(expect.objectContaining({ name: 'TroupeError', message: expect.stringContaining('reason must be a string') }));
+    }
+    expect(agent.state).toBe('awaitingApproval');
+    expect(agent.deny(callId, 'too much')).toBe(true);
+    await running;
+    expect(executed).toEqual([]);
   });
 
   it('runs a turn with a gated call in model order', async () => {

@@ -172,6 +172,59 @@ describe('repair', () => {
     expect(events.find('tool.repair.failed')!.data.reason).toMatch(/not a JSON call/);
   });
 
+  it('starts no repair on a run a tool.rejected subscriber aborted: no model call is spent', async () => {
+    const { tools, executed } = rosterTools();
+    const repairer = scriptedProvider([{ text: '{"name": "set_team", "arguments": {"player_id": "7", "team": "blue"}}' }]);
+    const provider = scriptedProvider([action(call('set_team', { player_id: '7', team: 'azure' }))]);
+    const byModel = repairWithModel({ provider: repairer });
+    let repairs = 0;
+    const { agent, events } = testAgent({ provider, tools, budget: { modelCalls: 5 }, repair: (rejection, context) => (repairs++, byModel(rejection, context)) });
+    agent.bus.on('tool.rejected', () => agent.abort('operator left'));
+    const result = await agent.run('go');
+    expect(result.reason).toBe('aborted');
+    expect(repairs).toBe(0);
+    expect(repairer.requests).toHaveLength(0);
+    expect(executed).toEqual([]);
+    expect(events.types()).not.toContain('tool.repair.failed');
+  });
+
+  it("a repair's complete() refuses once the run is aborted: the provider is never asked", async () => {
+    const { tools } = rosterTools();
+    const repairer = scriptedProvider([{ text: 'null' }]);
+    const provider = scriptedProvider([action(call('set_team', { player_id: '7', team: 'azure' }))]);
+    let refused: unknown;
+    const { agent } = testAgent({
+      provider,
+      tools,
+      repair: async (_rejection, context) => {
+        agent.abort('operator left');
+        try {
+          await context.complete([{ role: 'user', content: 'fix it' }], { provider: repairer });
+        } catch (error) {
+          refused = error;
+        }
+        return undefined;
+      },
+    });
+    const result = await agent.run('go');
+    expect(result.reason).toBe('aborted');
+    expect(repairer.requests).toHaveLength(0);
+    expect(refused).toMatchObject({ name: 'AbortError' });
+  });
+
+  it.each([
+    ['prose with a brace after the JSON', 'Here it is: {"name": "set_team", "arguments": {"player_id": "7", "team": "blue"}} (the } was wrong)'],
+    ['braces inside strings', '{"name": "set_team", "arguments": {"player_id": "7", "team": "blue"}, "note": "was {azure} not \\"}\\""} trailing }'],
+    ['two objects: the first is taken', '{"name": "set_team", "arguments": {"player_id": "7", "team": "blue"}}\n{"name": "set_team", "arguments": {"player_id": "7", "team": "red"}}'],
+  ])('repairWithModel reads the first complete JSON object of the reply: %s', async (_case, text) => {
+    const { tools, executed } = rosterTools();
+    const repairer = scriptedProvider([text]);
+    const provider = scriptedProvider([action(call('set_team', { player_id: '7', team: 'azure' })), 'Moved.']);
+    const { agent } = testAgent({ provider, tools, repair: repairWithModel({ provider: repairer }) });
+    await agent.run('Move 7 to blue.');
+    expect(executed).toEqual(['set_team:7:blue']);
+  });
+
   it('ends an aborted run while the repair is out; its late fix never runs', async () => {
     const { tools, executed } = rosterTools();
     const fix = deferred<{ args: Record<string, unknown> }>();

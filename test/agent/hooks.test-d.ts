@@ -40,6 +40,6 @@ test('agent hooks take what the docs say', () => {
   // @ts-expect-error: a repair returns a call, not a string
   createAgent({ name: 'a', provider, repair: () => 'fixed' });
   const agent = createAgent({ name: 'a', provider });
-  expectTypeOf(agent.approveResult).toEqualTypeOf<(callId: string) => boolean>();
+  expectTypeOf(agent.approveResult).toEqualTypeOf<(callId: string, options?: { outputHash?: string }) => boolean>();
   expectTypeOf(agent.pendingResultApprovals()[0]!.output).toEqualTypeOf<unknown>();
 });

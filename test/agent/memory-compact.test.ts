@@ -149,6 +149,15 @@ describe('read_var', () => {
     expect(events.filter('tool.completed').map((event) => event.data.name)).toEqual(['fetch_page', 'read_var']);
   });
 
+  it('still checks that allowedTools is an array (a Set or a string is a ConfigError, not spread)', () => {
+    const provider = scriptedProvider([]);
+    for (const allowedTools of [new Set(['fetch_page']), 'fetch_page']) {
+      expect(() => testAgent({ provider, tools: [bigTool(50)], allowedTools: allowedTools as unknown as string[], memory: { history: 'compact' } })).toThrow(
+        expect.objectContaining({ name: 'ConfigError', message: expect.stringContaining('allowedTools must be an array of tool names') }),
+      );
+    }
+  });
+
   it('pages through a large result with offset and length, reporting the total', async () => {
     const provider = scriptedProvider([
       action(call('fetch_page', { page: '1' })),

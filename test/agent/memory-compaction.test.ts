@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { dropOldest, summarizeOldest, type CompactionPolicy } from '../../src/index.js';
+import { describe, expect, it, vi } from 'vitest';
+import { Budget, dropOldest, summarizeOldest, type CompactionPolicy, type Provider } from '../../src/index.js';
 import { deferred, scriptedProvider, testAgent } from '../../src/testing/index.js';
 
 /** Counts one token per word: budgets in these tests are easy to reason about. */
@@ -75,6 +75,44 @@ describe('compaction', () => {
     expect(asked[1]!.content).toContain(`user: Question 1\n\nassistant: ${reply(1)}`);
     expect(events.find('memory.compacted')!.data).toMatchObject({ policy: 'summarize-oldest', turnsSummarized: 2, turnsKept: 2 });
     summarizer.assertConsumed();
+  });
+
+  it("charges a summarizing model's call and tokens to the agent's budgets", async () => {
+    const summarizer = scriptedProvider([{ text: 'Ana asked two questions.', usage: { inputTokens: 30, outputTokens: 5, totalTokens: 35 } }]);
+    const provider = scriptedProvider([reply(1), reply(2), reply(3), reply(4)]);
+    const budget = new Budget('agent', { modelCalls: 4 });
+    const { agent } = testAgent({ provider, budget, memory: { maxTokens: 50, countTokens: words, compaction: summarizeOldest({ summarize: summarizer }) } });
+    let deliberated = 0;
+    for (let index = 1; index <= 3; index++) deliberated += (await agent.run(`Question ${index}`)).usage.totalTokens;
+    expect(budget.usage()).toMatchObject({ modelCalls: 4, tokens: deliberated + 35 });
+    // Three deliberations and one summary: the fourth run has no model call left.
+    expect((await agent.run('Question 4')).reason).toBe('budget');
+  });
+
+  it('aborts a summarizing model call when the agent closes, and when clear() discards its compaction', async () => {
+    const signals: AbortSignal[] = [];
+    const hanging: Provider = {
+      name: 'hanging',
+      complete: (request) =>
+        new Promise((_resolve, reject) => {
+          signals.push(request.signal);
+          request.signal.addEventListener('abort', () => reject(request.signal.reason as Error), { once: true });
+        }),
+    };
+    for (const stop of ['clear', 'close'] as const) {
+      const provider = scriptedProvider([reply(1), reply(2), reply(3)]);
+      const { agent } = testAgent({ provider, memory: { maxTokens: 50, countTokens: words, compaction: summarizeOldest({ summarize: hanging }) } });
+      await agent.run('Question 1');
+      await agent.run('Question 2');
+      const third = agent.run('Question 3');
+      await vi.waitFor(() => expect(signals).toHaveLength(stop === 'clear' ? 1 : 2));
+      const signal = signals.at(-1)!;
+      expect(signal.aborted).toBe(false);
+      if (stop === 'clear') agent.memory!.clear();
+      else await agent.close();
+      expect(signal.aborted).toBe(true);
+      expect((await third).reason).toBe('final_answer');
+    }
   });
 
   it('takes a custom policy and holds the budget after it', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -41,7 +42,7 @@ describe('result approval', () => {
     expect(provider.requests).toHaveLength(1);
     expect(events.types()).not.toContain('agent.observation');
     const [pending] = agent.pendingResultApprovals();
-    expect(pending).toEqual({ callId: 'tester/1.1.1', name: 'read_file', args: { path: '.env' }, output: { path: '.env', text: 'password=hunter2' } });
+    expect(pending).toEqual({ callId: 'tester/1.1.1', name: 'read_file', args: { path: '.env' }, output: { path: '.env', text: 'password=hunter2' }, outputHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(events.find('tool.result.approval.requested')!.data).toEqual(pending);
     expect(agent.pendingApprovals()).toEqual([]);
     expect(agent.approveResult(pending!.callId)).toBe(true);
@@ -50,6 +51,21 @@ describe('result approval', () => {
     expect(events.find('tool.result.approval.resolved')!.data).toEqual({ callId: 'tester/1.1.1', name: 'read_file', approved: true, reason: 'approved' });
     expect(provider.requests[1]!.messages.at(-1)!.content).toMatch(/hunter2/);
     expect(result.calls).toEqual([expect.objectContaining({ callId: 'tester/1.1.1', outcome: 'completed' })]);
+  });
+
+  it('binds a result approval to the outputHash of the request: another hash is refused', async () => {
+    const { agent, events, provider } = readerSetup(true);
+    const asked = requested(agent);
+    const running = agent.run('Read .env');
+    await asked;
+    const { callId, outputHash } = events.find('tool.result.approval.requested')!.data;
+    expect(outputHash).toBe(createHash('sha256').update('{"path":".env","text":"password=hunter2"}').digest('hex'));
+    expect(agent.pendingResultApprovals()[0]!.outputHash).toBe(outputHash);
+    expect(agent.approveResult(callId, { outputHash: 'f'.repeat(64) })).toBe(false);
+    expect(agent.state).toBe('awaitingResultApproval');
+    expect(agent.approveResult(callId, { outputHash })).toBe(true);
+    expect((await running).reason).toBe('final_answer');
+    expect(provider.requests[1]!.messages.at(-1)!.content).toMatch(/hunter2/);
   });
 
   it('tells the model RESULT_REJECTED with the reason, and never shows it the output', async () => {

@@ -16,7 +16,7 @@ describe('bus', () => {
     bus.on('*', (event) => void all.push(event));
 
     const envelope = bus.publish('tool.started', started, { agent: 'a', scene: 's', cause: 'ev-0' });
-    bus.publish('tool.approval.requested', { callId: 'c2', name: 'pay', args: {} });
+    bus.publish('tool.approval.requested', { callId: 'c2', name: 'pay', args: {}, argsHash: 'h' });
     bus.publish('agent.said', { text: 'hi' });
 
     expect(envelope).toEqual({ id: 'ev-1', type: 'tool.started', at: 100, agent: 'a', scene: 's', cause: 'ev-0', data: started });

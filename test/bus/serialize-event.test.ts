@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createBus } from '../../src/bus/bus.js';
 import { CATALOGUE_VERSION, type Envelope } from '../../src/bus/events.js';
 import { safeJson, serializeEnvelope } from '../../src/bus/serialize-event.js';
+import { createRedactor } from '../../src/record/redact.js';
 
 const parse = (text: string): unknown => JSON.parse(text);
 
@@ -141,5 +142,17 @@ describe('serializeEnvelope', () => {
     const line = parse(result.text) as Record<string, unknown>;
     expect(line).toMatchObject({ v: CATALOGUE_VERSION, id: event.id, type: 'tool.completed' });
     expect(line.data).toMatchObject({ $truncated: true, chars: expect.any(Number), preview: expect.stringMatching(/^{"callId":"c"/) });
+  });
+
+  it('keeps the short top-level strings of truncated data beside the marker (redacted), so the event can still be answered', () => {
+    const secret = 'sk-live-0123456789abcdefghij';
+    const event = bus.publish('tool.approval.requested', { callId: 'c-9', name: 'pay', args: { note: 'y'.repeat(10_000) }, argsHash: 'ab'.repeat(32) });
+    const withKey = bus.publish('tool.approval.requested', { callId: secret, name: 'x'.repeat(300), args: { note: 'y'.repeat(10_000) }, argsHash: 'cd'.repeat(32) });
+    const line = parse(serializeEnvelope(event, { maxChars: 4_096 }).text) as { data: Record<string, unknown> };
+    expect(line.data).toMatchObject({ $truncated: true, callId: 'c-9', name: 'pay', argsHash: 'ab'.repeat(32) });
+    expect(line.data).not.toHaveProperty('args');
+    const redacted = parse(serializeEnvelope(withKey, { maxChars: 4_096, redactor: createRedactor() }).text) as { data: Record<string, unknown> };
+    expect(redacted.data.callId).toBe('[redacted]');
+    expect(redacted.data).not.toHaveProperty('name');
   });
 });

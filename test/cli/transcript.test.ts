@@ -46,7 +46,7 @@ describe('formatEvent', () => {
     ],
     [
       'a result waiting for approval',
-      event('tool.result.approval.requested', { callId: 'c1', name: 'read_file', args: {}, output: 'pw=1' }, 'clerk'),
+      event('tool.result.approval.requested', { callId: 'c1', name: 'read_file', args: {}, output: 'pw=1', outputHash: 'h' }, 'clerk'),
       ['  ? clerk read_file result waits for approval: "pw=1"'],
     ],
     [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createScene, createTickGate, defineTool, type Envelope, type Scene } from '../../src/index.js';
 import { recordEvents, scriptedProvider, testAgent } from '../../src/testing/index.js';
-import { control, inspect, pageHeaders, send } from './helpers.js';
+import { control, inspect, openEvents, pageHeaders, send, type SseStream } from './helpers.js';
 
 /** A tool that waits for a person's approval and notes each real execution. */
 function paymentTool() {
@@ -32,6 +32,26 @@ function clockScene(): Scene {
   const scene = createScene({ name: 'clock', seed: 1, schedule: 'every-tick' });
   scene.add({ name: 'clock', brain: (perception) => `tock ${perception.tick}` });
   return scene;
+}
+
+/** The first streamed event of a type, as the page receives it. */
+async function streamed(stream: SseStream, type: string) {
+  await stream.until(() => stream.events().some((event) => event.type === type));
+  return stream.events().find((event) => event.type === type)!;
+}
+
+/** The card the page makes of a streamed approval request, and what its Approve button posts. */
+async function pageApproval(event: ReturnType<SseStream['events']>[number]) {
+  // The page is plain checked JavaScript without declarations: import it by URL.
+  const model = (await import(new URL('../../src/inspect/page/model.js', import.meta.url).href)) as {
+    createModel: (snapshot: unknown) => { approvals: Map<string, Record<string, unknown>> };
+    applyEvent: (model: unknown, event: unknown) => void;
+  };
+  const view = (await import(new URL('../../src/inspect/page/render-approvals.js', import.meta.url).href)) as { approveCommand: (approval: unknown) => unknown };
+  const state = model.createModel({ mode: 'live', canControl: true, agents: [] });
+  model.applyEvent(state, { ...event, at: 0 });
+  const card = [...state.approvals.values()][0]!;
+  return { card, command: view.approveCommand(card) };
 }
 
 describe('POST /control: approve and deny', () => {
@@ -94,6 +114,64 @@ describe('POST /control: approve and deny', () => {
     await running;
     await inspector.close();
     expect(reply.status).toBe(200);
+  });
+
+  it('a call too large to stream (a $truncated card) is approved only with the argsHash the page got', async () => {
+    const written: number[] = [];
+    const write = defineTool({
+      name: 'write_file', description: 'Write.', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+      needsApproval: true, execute: ({ text }) => { written.push(String(text).length); return 'ok'; },
+    });
+    const text = 'x'.repeat(20_000);
+    const { agent } = testAgent({ provider: scriptedProvider([`<ACTION><write_file><text>${text}</text></write_file></ACTION>`, 'Done.']), tools: [write] });
+    const inspector = await inspect({ bus: agent.bus, agents: [agent], maxEventChars: 10_000 });
+    const stream = await openEvents(inspector.port);
+    const running = agent.run('Write it.');
+    const shown = await streamed(stream, 'tool.approval.requested');
+    const callId = shown.data.callId as string;
+    expect(shown.data).toMatchObject({ $truncated: true, callId: expect.any(String), name: 'write_file', argsHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(shown.data.args).toBeUndefined();
+
+    // Unbound, or bound to another hash: refused, nothing runs.
+    expect(await control(inspector.port, { type: 'approve', agent: 'tester', callId })).toEqual({ status: 409, body: { error: expect.stringContaining('too large to show') } });
+    expect(await control(inspector.port, { type: 'approve', agent: 'tester', callId, argsHash: '0'.repeat(64) })).toMatchObject({ status: 409 });
+    expect(await control(inspector.port, { type: 'approve', agent: 'tester', callId, argsHash: 7 })).toMatchObject({ status: 400 });
+    expect(written).toEqual([]);
+
+    // What the page's Approve button sends for that card.
+    const { card, command } = await pageApproval(shown);
+    expect(card).toMatchObject({ truncated: { chars: expect.any(Number) }, argsHash: shown.data.argsHash });
+    expect(command).toEqual({ type: 'approve', agent: 'tester', callId, argsHash: shown.data.argsHash });
+    expect(await control(inspector.port, command)).toEqual({ status: 200, body: { ok: true } });
+    expect((await running).reason).toBe('final_answer');
+    expect(written).toEqual([20_000]);
+    stream.close();
+  });
+
+  it('a result too large to stream is approved only with the outputHash the page got', async () => {
+    const read = defineTool({
+      name: 'read_file', description: 'Read.', parameters: { type: 'object', properties: {}, additionalProperties: false },
+      needsResultApproval: true, execute: () => 'y'.repeat(20_000),
+    });
+    const provider = scriptedProvider(['<ACTION><read_file></read_file></ACTION>', 'Done.']);
+    const { agent } = testAgent({ provider, tools: [read] });
+    const inspector = await inspect({ bus: agent.bus, agents: [agent], maxEventChars: 10_000 });
+    const stream = await openEvents(inspector.port);
+    const running = agent.run('Read it.');
+    const shown = await streamed(stream, 'tool.result.approval.requested');
+    const callId = shown.data.callId as string;
+    expect(shown.data).toMatchObject({ $truncated: true, callId: expect.any(String), outputHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+
+    expect(await control(inspector.port, { type: 'approveResult', agent: 'tester', callId })).toEqual({ status: 409, body: { error: expect.stringContaining('too large to show') } });
+    expect(await control(inspector.port, { type: 'approveResult', agent: 'tester', callId, outputHash: '0'.repeat(64) })).toMatchObject({ status: 409 });
+    expect(agent.state).toBe('awaitingResultApproval');
+
+    const { command } = await pageApproval(shown);
+    expect(command).toEqual({ type: 'approveResult', agent: 'tester', callId, outputHash: shown.data.outputHash });
+    expect(await control(inspector.port, command)).toEqual({ status: 200, body: { ok: true } });
+    expect((await running).reason).toBe('final_answer');
+    expect(provider.requests[1]!.messages.at(-1)!.content).toContain('y'.repeat(100));
+    stream.close();
   });
 
   it('deny refuses it with the reason; nothing runs', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createScene, isToolResult, safeJson, serializeEnvelope, toolResult, type ChatMessage, type ImageMediaType, type ToolResult } from '../../src/index.js';
+import { createScene, defineTool, isToolResult, safeJson, serializeEnvelope, toolResult, type ChatMessage, type ImageMediaType, type ToolResult } from '../../src/index.js';
 import { scriptedProvider, testAgent } from '../../src/testing/index.js';
-import { CALL_XML, jpegBytes, PNG, PNG_SHA256, resultTool } from './rich-results-fixtures.js';
+import { CALL_XML, jpegBytes, PNG, PNG_BASE64, PNG_SHA256, resultTool } from './rich-results-fixtures.js';
 
 const chart = () =>
   toolResult([
@@ -66,6 +66,37 @@ describe('rich results: what the bus and the observation carry', () => {
     const output = events.find('tool.completed')!.data.output as ToolResult;
     expect(output.parts[0]).toMatchObject({ type: 'image' });
     expect(Buffer.from((output.parts[0] as { data: Uint8Array }).data).equals(Buffer.from(PNG))).toBe(true);
+  });
+
+  it('keeps what the model is sent from subscribers: JSON values are deep-frozen, image bytes handed out are copies', async () => {
+    const provider = scriptedProvider([CALL_XML('chart'), 'Done.'], { accepts: { imagesInUserMessages: true } });
+    const chartTool = defineTool({
+      name: 'chart', description: 'A chart.', parameters: { type: 'object', properties: {}, additionalProperties: false }, needsResultApproval: true,
+      execute: () => toolResult([{ type: 'json', value: { wettest: 'March', months: [{ mm: 112 }] } }, { type: 'image', data: PNG, mediaType: 'image/png' }]),
+    });
+    const { agent } = testAgent({ provider, tools: [chartTool] });
+    const tampered: string[] = [];
+    const tamper = (output: unknown): void => {
+      const [json, image] = (output as ToolResult).parts as unknown as [{ value: { wettest: string; months: { mm: number }[] } }, { data: Uint8Array }];
+      for (const change of [() => (json.value.wettest = 'June'), () => (json.value.months[0]!.mm = 0), () => json.value.months.push({ mm: 1 })]) {
+        try {
+          change();
+        } catch (error) {
+          tampered.push((error as Error).name);
+        }
+      }
+      image.data.fill(0);
+    };
+    agent.bus.on('tool.completed', (event) => tamper(event.data.output));
+    agent.bus.on('tool.result.approval.requested', (event) => {
+      tamper(event.data.output);
+      agent.approveResult(event.data.callId);
+    });
+    await agent.run('go');
+    expect(tampered).toEqual(Array(6).fill('TypeError'));
+    const observation = provider.requests[1]!.messages.at(-1) as Extract<ChatMessage, { role: 'user' }>;
+    expect(observation.content).toContain('{"wettest":"March","months":[{"mm":112}]}');
+    expect(Buffer.from(observation.images![0]!.data).equals(Buffer.from(PNG))).toBe(true);
   });
 
   it('leaves plain return values exactly as before, even ones shaped like parts', async () => {
@@ -240,5 +271,31 @@ describe('images with the input', () => {
     const blind = scriptedProvider(['No idea.']);
     await testAgent({ provider: blind }).agent.run('What is this?', { images: [image] });
     expect(blind.requests[0]!.messages.at(-1)).not.toHaveProperty('images');
+  });
+
+  it.each([
+    ['base64 text instead of bytes', [{ data: PNG_BASE64, mediaType: 'image/png' }], "image 1 (image): data must be bytes"],
+    ['an unsupported media type', [{ data: PNG, mediaType: 'image/jpg' }], "did you mean 'image/jpeg'?"],
+    ['bytes of another format', [{ data: PNG, mediaType: 'image/gif' }], 'the bytes are a image/png image, not image/gif'],
+    ['no bytes', [{ data: new Uint8Array(0), mediaType: 'image/png' }], 'data is empty'],
+    ['an image over 5 MB', [{ data: jpegBytes(6 * 1024 * 1024), mediaType: 'image/jpeg' }], 'over the 5.0 MB limit per image'],
+    ['images over 15 MB in all', Array.from({ length: 4 }, () => ({ data: jpegBytes(4 * 1024 * 1024), mediaType: 'image/jpeg' })), 'add up to more than 15.0 MB'],
+    ['not a list', { data: PNG, mediaType: 'image/png' }, 'images must be a list'],
+  ])('agent.run(input, { images }) checks them like rich-result images, whatever the provider: %s', async (_case, images, message) => {
+    const provider = scriptedProvider([], { accepts: { imagesInUserMessages: true } });
+    const { agent } = testAgent({ provider });
+    await expect(agent.run('What is this?', { images: images as never })).rejects.toMatchObject({ name: 'TroupeError', code: 'invalid_config', message: expect.stringContaining(message) });
+    expect(provider.requests).toHaveLength(0);
+    expect(agent.state).toBe('idle');
+  });
+
+  it('agent.run(input, { images }) sends a copy: bytes changed after run() starts change nothing', async () => {
+    const bytes = new Uint8Array(PNG);
+    const provider = scriptedProvider(['A dot.'], { accepts: { imagesInUserMessages: true } });
+    const running = testAgent({ provider }).agent.run('What is this?', { images: [{ data: bytes, mediaType: 'image/png' }] });
+    bytes.fill(0);
+    await running;
+    const sent = provider.requests[0]!.messages.at(-1) as Extract<ChatMessage, { role: 'user' }>;
+    expect(Buffer.from(sent.images![0]!.data).equals(Buffer.from(PNG))).toBe(true);
   });
 });

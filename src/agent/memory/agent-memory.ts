@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { CallRecord, TroupeEvents } from '../../bus/events.js';
 import { ConfigError } from '../../errors.js';
-import type { ChatMessage } from '../../llm/types.js';
+import type { ChatMessage, ModelRequest } from '../../llm/types.js';
+import { spendFrom, type Budget } from '../budget.js';
 import type { RunState } from '../run-state.js';
 import { dropOldest, type CompactionPolicy, type CompactionRequest, type CompactionResult, type MemoryTurn } from './compaction.js';
 import { compactTurn, LOG_MARK, type ChainCall, type ChainStep, type CompactLimits } from './compact-turn.js';
@@ -62,9 +63,12 @@ export type MemoryHost = {
   readonly name: string;
   publish(type: 'memory.compacted', data: TroupeEvents['memory.compacted'], cause?: string): unknown;
   readonly logger: Logger;
+  /** The agent's budgets: a compaction's model calls are charged to them. */
+  readonly budgets: readonly Budget[];
 };
 
 const DEFAULT_MAX_TOKENS = 16_000;
+const ONE_MODEL_CALL = Object.freeze({ modelCalls: 1 });
 const DEFAULT_PREVIEW_CHARS = 200;
 
 /**
@@ -88,6 +92,8 @@ export class Memory implements AgentMemory {
   /** Bumped by `clear`: a compaction that started before it is discarded. */
   private generation = 0;
   private pending: Promise<void> | undefined;
+  /** Aborted by `clear` (then replaced) and by `close` (for good): a compaction's model calls stop. */
+  private discard = new AbortController();
   // The run in progress: where its messages start, and its chain so far.
   private start = 0;
   private steps: ChainStep[] = [];
@@ -149,6 +155,15 @@ export class Memory implements AgentMemory {
     this.total = 0;
     this.generation++;
     this.store?.clear();
+    if (!this.discard.signal.aborted) {
+      this.discard.abort(new DOMException('memory cleared: the compaction is discarded', 'AbortError'));
+      this.discard = new AbortController();
+    }
+  }
+
+  /** The agent closed: a compaction in flight is aborted, and later ones make no model call. */
+  close(): void {
+    this.discard.abort(new DOMException('agent closed', 'AbortError'));
   }
 
   settled(): Promise<void> {
@@ -255,12 +270,25 @@ export class Memory implements AgentMemory {
     const snapshot = this.kept.slice();
     const before = this.total;
     const generation = this.generation;
+    const signal = this.discard.signal;
     const request: CompactionRequest = {
       turns: snapshot,
       tokens: before,
       maxTokens: this.maxTokens,
       countTokens: (messages) => countMessageTokens(messages, this.count),
       agent: host.name,
+      signal,
+      complete: async (provider, messages, options = {}) => {
+        signal.throwIfAborted();
+        const refusing = host.budgets.length === 0 ? undefined : spendFrom(host.budgets, ONE_MODEL_CALL);
+        if (refusing !== undefined) throw new Error(`compaction refused a model call: ${refusing.exhausted!.message}`);
+        const call: ModelRequest = { messages, signal, round: 1, agent: host.name };
+        if (options.maxTokens !== undefined) call.maxTokens = options.maxTokens;
+        const response = await provider.complete(call);
+        const tokens = response?.usage?.totalTokens;
+        if (typeof tokens === 'number') for (const budget of host.budgets) budget.charge({ tokens });
+        return response;
+      },
     };
     const apply = (result: CompactionResult | undefined, error?: unknown): void => {
       if (generation !== this.generation) return;

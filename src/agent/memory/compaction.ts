@@ -1,5 +1,5 @@
 import { ConfigError } from '../../errors.js';
-import type { ChatMessage, Provider } from '../../llm/types.js';
+import type { ChatMessage, ModelResponse, Provider } from '../../llm/types.js';
 
 /** One run's worth of kept history (one `agent.run`, or one scene turn), with its token count. */
 export type MemoryTurn = {
@@ -19,6 +19,14 @@ export type CompactionRequest = {
   /** The agent's token counter over messages, for policies that measure what they write. */
   countTokens(messages: readonly ChatMessage[]): number;
   agent: string;
+  /** Aborted when the agent closes, or when `memory.clear()` discards this compaction. */
+  signal: AbortSignal;
+  /**
+   * One model call on the agent's account: refused (it throws) once the signal is aborted or a
+   * budget of the agent has no model call left; else it spends one model call and the reply's
+   * tokens from the agent's budgets, and is aborted with the signal.
+   */
+  complete(provider: Provider, messages: ChatMessage[], options?: { maxTokens?: number }): Promise<ModelResponse>;
 };
 
 /**
@@ -80,7 +88,9 @@ const SUMMARY_HEAD = 'Summary of the earlier conversation (written by the runtim
 /**
  * A policy that replaces every turn but the most recent `keepRecent` by one summary turn (an
  * earlier summary is folded into the new one). The summary comes from your function or from one
- * call to a provider; it is kept as a system message, which every adapter accepts anywhere.
+ * call to a provider; it is kept as a system message, which every adapter accepts anywhere. A
+ * provider's call is the agent's (`request.complete`): charged to its budgets, aborted when it
+ * closes or when `memory.clear()` discards the compaction.
  *
  * @example
  * memory: { maxTokens: 4_000, compaction: summarizeOldest({ summarize: cheapModel, keepRecent: 2 }) }
@@ -107,15 +117,11 @@ export function summarizeOldest(options: SummarizeOptions): CompactionPolicy {
       const text =
         typeof summarize === 'function'
           ? await summarize(transcript, request)
-          : (await summarize.complete({
-              messages: [
-                { role: 'system', content: instructions },
-                { role: 'user', content: transcriptText(transcript) },
-              ],
-              signal: new AbortController().signal,
-              round: 1,
-              agent: request.agent,
-            })).text;
+          : // Through the request: the call is charged to the agent's budgets and stops when it closes.
+            (await request.complete(summarize, [
+              { role: 'system', content: instructions },
+              { role: 'user', content: transcriptText(transcript) },
+            ])).text;
       if (typeof text !== 'string') throw new TypeError(`the summarizer returned ${typeof text} instead of text`);
       const summary = { messages: [{ role: 'system', content: `${SUMMARY_HEAD}\n${text.trim()}` } as const], summary: true };
       return { turns: [summary, ...turns.slice(split)], dropped: 0, summarized: older.filter((turn) => turn.summary !== true).length };

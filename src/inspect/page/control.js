@@ -48,9 +48,9 @@ export async function fetchState(token) {
 }
 
 /**
- * @typedef {{ type: 'approve', agent: string, callId: string, args?: Record<string, unknown> }
+ * @typedef {{ type: 'approve', agent: string, callId: string, args?: Record<string, unknown>, argsHash?: string }
  *   | { type: 'deny', agent: string, callId: string, reason?: string }
- *   | { type: 'approveResult', agent: string, callId: string }
+ *   | { type: 'approveResult', agent: string, callId: string, outputHash?: string }
  *   | { type: 'rejectResult', agent: string, callId: string, reason?: string }
  *   | { type: 'pause' } | { type: 'resume' } | { type: 'step' }} Command
  */

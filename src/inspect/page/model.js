@@ -40,7 +40,7 @@ import { withChange } from './world-path.js';
  *   turns: number, round: number, trigger?: string, calls: number, failures: number, corrections: number,
  *   lastReason?: string, lastSaid?: string, awaiting: number,
  * }} AgentView
- * @typedef {{ key: string, kind: 'call' | 'result', agent: string, callId: string, name: string, args: unknown, output?: unknown, tick: number }} Approval
+ * @typedef {{ key: string, kind: 'call' | 'result', agent: string, callId: string, name: string, args: unknown, output?: unknown, argsHash?: string, outputHash?: string, truncated?: { chars: number, preview: string }, tick: number }} Approval
  * @typedef {{ seq: number, tick: number, event: Envelope }} TimelineRow
  * @typedef {{
  *   header: boolean,
@@ -152,6 +152,21 @@ function agentView(model, name) {
 }
 
 /**
+ * An approval request's digests, and whether it came `$truncated` (too large for the stream):
+ * then its card shows a preview and can be approved only with the digest.
+ *
+ * @param {any} data
+ * @returns {{ argsHash?: string, outputHash?: string, truncated?: { chars: number, preview: string } }}
+ */
+function hashesOf(data) {
+  return {
+    ...(typeof data.argsHash === 'string' ? { argsHash: data.argsHash } : {}),
+    ...(typeof data.outputHash === 'string' ? { outputHash: data.outputHash } : {}),
+    ...(data.$truncated === true ? { truncated: { chars: Number(data.chars), preview: String(data.preview ?? '') } } : {}),
+  };
+}
+
+/**
  * Folds one envelope into the model.
  *
  * @param {Model} model
@@ -218,7 +233,7 @@ function applyToAgent(model, agent, type, data) {
       return;
     case 'tool.approval.requested': {
       const key = approvalKey(agent.name, data.callId);
-      model.approvals.set(key, { key, kind: 'call', agent: agent.name, callId: String(data.callId), name: String(data.name), args: data.args, tick: model.tick });
+      model.approvals.set(key, { key, kind: 'call', agent: agent.name, callId: String(data.callId), name: String(data.name), args: data.args, ...hashesOf(data), tick: model.tick });
       agent.awaiting = countAwaiting(model, agent.name);
       model.changes.approvals = true;
       return;
@@ -238,6 +253,7 @@ function applyToAgent(model, agent, type, data) {
         name: String(data.name),
         args: data.args,
         output: data.output,
+        ...hashesOf(data),
         tick: model.tick,
       });
       agent.awaiting = countAwaiting(model, agent.name);

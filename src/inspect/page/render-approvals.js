@@ -4,7 +4,8 @@
  * the call's arguments and Approve / Deny buttons that post to `/control`; and every held result
  * (`tool.result.approval.requested`) with its output as text and Approve / Reject buttons. A
  * request leaves the list when the bus says it was resolved, not when the button is pressed: the
- * page shows what the scene did, and a refused command says why.
+ * page shows what the scene did, and a refused command says why. A request too large for the
+ * stream (`$truncated`) shows its preview; its approval carries the request's hash all the same.
  */
 import { hueClass } from './agent-hue.js';
 import { el, setVisibleText } from './dom.js';
@@ -13,6 +14,26 @@ import { sendControl } from './control.js';
 
 /** @typedef {import('./model.js').Model} Model */
 /** @typedef {import('./model.js').Approval} Approval */
+
+/**
+ * What the Approve button posts: always the request's hash (`argsHash` / `outputHash`), so the
+ * approval binds to what was asked even when the card could only show a preview; a call's card
+ * that shows its arguments sends them too.
+ *
+ * @param {Approval} approval
+ * @returns {import('./control.js').Command}
+ */
+export function approveCommand(approval) {
+  const { agent, callId } = approval;
+  if (approval.kind === 'result') return approval.outputHash === undefined ? { type: 'approveResult', agent, callId } : { type: 'approveResult', agent, callId, outputHash: approval.outputHash };
+  return {
+    type: 'approve',
+    agent,
+    callId,
+    ...(approval.argsHash === undefined ? {} : { argsHash: approval.argsHash }),
+    ...(approval.truncated === undefined ? { args: /** @type {Record<string, unknown>} */ (approval.args) } : {}),
+  };
+}
 
 /**
  * @param {HTMLElement} panel the section, hidden while nothing waits
@@ -31,10 +52,12 @@ export function createApprovalsView(panel, container, options) {
   const build = (approval, canAnswer) => {
     const forResult = approval.kind === 'result';
     const args = el('pre', { class: 'approval-args' });
-    setVisibleText(args, json(approval.args, 2));
+    const cut = approval.truncated;
+    // Too large for the stream: the preview is the start of the request's JSON, not its arguments.
+    setVisibleText(args, cut === undefined ? json(approval.args, 2) : `too large to show (${cut.chars.toLocaleString('en-US')} characters); the start of the request:\n${cut.preview}…`);
     /** @type {HTMLElement | undefined} */
     let output;
-    if (forResult) {
+    if (forResult && cut === undefined) {
       output = el('pre', { class: 'approval-args approval-output' });
       setVisibleText(output, typeof approval.output === 'string' ? approval.output : json(approval.output, 2));
     }
@@ -57,8 +80,8 @@ export function createApprovalsView(panel, container, options) {
       }
     };
     const { agent, callId } = approval;
-    // A call's approval carries the arguments shown on the card: the agent refuses it if they are not the call's.
-    approve.addEventListener('click', () => void answer(forResult ? { type: 'approveResult', agent, callId } : { type: 'approve', agent, callId, args: /** @type {Record<string, unknown>} */ (approval.args) }));
+    // An approval carries the request's hash (and a call's the arguments shown): the agent refuses it if they are not the call's.
+    approve.addEventListener('click', () => void answer(approveCommand(approval)));
     deny.addEventListener('click', () => {
       const type = forResult ? 'rejectResult' : 'deny';
       const text = reason.value.trim();
