@@ -29,7 +29,12 @@ const STAGE_FIRST = 1024;
 const STAGE_MAX = 16 * 1024;
 const ascii = new TextDecoder();
 /** The stage of a text that has not staged anything yet. */
-const NO_STAGE = new Uint8Array(0);
+const NO_STAGE: Uint8Array = new Uint8Array(0);
+/**
+ * A stage given back by a finished text, for the next one: making a typed array costs about a
+ * microsecond (its memory lives outside the heap), which is a tenth of a streamed 1 KB output.
+ */
+let spareStage: Uint8Array | undefined;
 
 /** The received text as a list of chunks, with cheap appends and slices by position. */
 export class ChunkText {
@@ -44,7 +49,7 @@ export class ChunkText {
   private smallCount = 0;
   private smallLength = 0;
   /** Short ASCII chunks received after `pending`, a byte per character; allocated on first use. */
-  private stage = NO_STAGE;
+  private stage: Uint8Array = NO_STAGE;
   private staged = 0;
   /** The length of the text but the staged characters. */
   private settled = 0;
@@ -119,7 +124,20 @@ export class ChunkText {
 
   /** Makes the stage, so that `stageChar` can take characters. */
   makeStage(): void {
-    if (this.stage.length === 0) this.stage = new Uint8Array(STAGE_FIRST);
+    if (this.stage.length > 0) return;
+    this.stage = spareStage ?? new Uint8Array(STAGE_FIRST);
+    spareStage = undefined;
+  }
+
+  /**
+   * Decodes the staged characters and gives the stage back for another text to use. The text can
+   * still be read; appending to it makes a new stage.
+   */
+  releaseStage(): void {
+    if (this.stage.length === 0) return;
+    if (this.staged > 0) this.unstage();
+    spareStage = this.stage;
+    this.stage = NO_STAGE;
   }
 
   /** The stage, with room for `length` more characters: made, grown, or decoded first. */

@@ -67,7 +67,7 @@ function state(visible: boolean, answer: (code: number, afterSpace: boolean) => 
 export const LOUD: QuietState = state(false, () => undefined);
 
 /** The quiet states for one set of stop characters. */
-type QuietStates = { hidden: QuietState; hiddenClosed: QuietState; visible: QuietState };
+export type QuietStates = { hidden: QuietState; hiddenClosed: QuietState; visible: QuietState };
 
 const built = new Map<StopChars, QuietStates>();
 

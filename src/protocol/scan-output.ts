@@ -27,7 +27,7 @@ import { CharFinder } from './char-finder.js';
 import { ChunkText } from './chunk-text.js';
 import { concludeScan, type ScanFacts } from './conclude-scan.js';
 import { resolveParseOptions, type ParseOptions, type ResolvedParseOptions } from './parse-options.js';
-import { AFTER_SPACE, LOUD, quietStates, type QuietState, type ScanProgress } from './quiet-states.js';
+import { AFTER_SPACE, LOUD, quietStates, type QuietState, type QuietStates, type ScanProgress } from './quiet-states.js';
 import { NO_STOPS, stopChars, type StopChars } from './stop-chars.js';
 import type { ParsedOutput } from './types.js';
 import { BlockWatcher, CloseTagWatcher, FencedCodeWatcher } from './tag-watchers.js';
@@ -208,6 +208,9 @@ class Scanner implements ActionScanner {
   private quietShifts = LOUD.shifts;
   /** Between pushes: 0, or `AFTER_SPACE` when the quiet path left one space held in the trimmer. */
   private quietShift = 0;
+  /** The quiet states of the last stop characters, kept to skip a lookup per machine push. */
+  private quietStops: StopChars | undefined;
+  private quietStates: QuietStates | undefined;
 
   constructor(private readonly options: ResolvedParseOptions) {}
 
@@ -268,7 +271,11 @@ class Scanner implements ActionScanner {
       return;
     }
     this.text.makeStage();
-    const states = quietStates(stops);
+    if (stops !== this.quietStops) {
+      this.quietStops = stops;
+      this.quietStates = quietStates(stops);
+    }
+    const states = this.quietStates as QuietStates;
     if (!this.stopsVisible) {
       this.setQuiet(this.closerEnd >= 0 ? states.hiddenClosed : states.hidden);
       return;
@@ -330,7 +337,9 @@ class Scanner implements ActionScanner {
     this.quietShift = 0;
     this.run();
     const visible = this.emit(this.visibleEnd());
-    return { visible, closed: this.closerEnd >= 0, parsed: this.conclude(finish) };
+    const parsed = this.conclude(finish);
+    this.text.releaseStage();
+    return { visible, closed: this.closerEnd >= 0, parsed };
   }
 
   /** The whole output in one call (batch parsing). */
