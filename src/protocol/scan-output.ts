@@ -27,21 +27,24 @@ import { CharFinder } from './char-finder.js';
 import { ChunkText } from './chunk-text.js';
 import { concludeScan, type ScanFacts } from './conclude-scan.js';
 import { resolveParseOptions, type ParseOptions, type ResolvedParseOptions } from './parse-options.js';
-import { holdsNoStop, NO_STOPS, stopChars, type StopChars } from './stop-chars.js';
+import { AFTER_SPACE, LOUD, quietStates, type QuietState, type QuietStates, type ScanProgress } from './quiet-states.js';
+import { NO_STOPS, stopChars, type StopChars } from './stop-chars.js';
 import type { ParsedOutput } from './types.js';
 import { BlockWatcher, CloseTagWatcher, FencedCodeWatcher } from './tag-watchers.js';
 import { VisibleText, trimAscii, trimAsciiRange } from './visible-text.js';
 import { isNameStartChar, isXmlSpace } from './xml-chars.js';
 
-/** What one `push` produced: the next piece of the visible response, and whether the block has closed. */
-export type ScanProgress = { visible: string; closed: boolean };
+export type { ScanProgress } from './quiet-states.js';
 
 /** How the model turn ended, when it differs from the scanner's options. */
 export type ScanFinish = { finishReason?: FinishReason; stopSequence?: string };
 
 /** A streaming `<ACTION>` parser: push chunks as they arrive, then `end` once. */
 export type ActionScanner = {
-  /** Scans a chunk; returns the visible text it completed and whether `</ACTION>` has been seen. */
+  /**
+   * Scans a chunk; returns the visible text it completed and whether `</ACTION>` has been seen.
+   * The returned object may be shared between pushes and scanners, and is then frozen.
+   */
   push(chunk: string): ScanProgress;
   /** Ends the output and returns the same result `parseOutput` gives for the whole text. */
   end(finish?: ScanFinish): ParsedOutput;
@@ -197,25 +200,95 @@ class Scanner implements ActionScanner {
   private stops: StopChars | undefined;
   /** Between pushes: whether a chunk without a stop character would be visible text, all of it at once. */
   private stopsVisible = false;
+  /** Between pushes: what the quiet path does with a one-character chunk (see `push`). */
+  private quiet: QuietState = LOUD;
+  /** `quiet.answers`, read by `push` without a step through `quiet`. */
+  private quietAnswers = LOUD.answers;
+  /** `quiet.shifts`, likewise. */
+  private quietShifts = LOUD.shifts;
+  /** Between pushes: 0, or `AFTER_SPACE` when the quiet path left one space held in the trimmer. */
+  private quietShift = 0;
+  /** The quiet states of the last stop characters, kept to skip a lookup per machine push. */
+  private quietStops: StopChars | undefined;
+  private quietStates: QuietStates | undefined;
 
   constructor(private readonly options: ResolvedParseOptions) {}
 
   push(chunk: string): ScanProgress {
+    // A one-character ASCII chunk the state is not waiting for: the quiet automaton answers it and
+    // the text keeps it, without the machine and without allocating (see `quiet-states.ts`). This
+    // method stays this small so that the engine inlines it into the caller's loop.
+    if (typeof chunk === 'string' && chunk.length === 1) {
+      const code = chunk.charCodeAt(0);
+      if (code < 0x80) {
+        const answer = this.quietAnswers[code + this.quietShift];
+        if (answer !== undefined && this.text.stageChar(code)) {
+          this.quietShift = this.quietShifts[code] as number;
+          return answer;
+        }
+      }
+    }
+    return this.pushSlowly(chunk);
+  }
+
+  /** `push` for any other chunk. */
+  private pushSlowly(chunk: string): ScanProgress {
+    this.catchUp();
     const stops = this.stops;
     // While the state waits for characters a short chunk does not hold, reading it would only move
     // past it: skip the machine. Before the block (outside think sections) it is all visible text.
-    // (One-character chunks get their own call: it leaves this method small enough to be inlined.)
-    if (
-      stops !== undefined &&
-      typeof chunk === 'string' &&
-      (chunk.length === 1 ? this.text.appendQuietChar(chunk, chunk.charCodeAt(0), stops) : this.text.appendQuiet(chunk, stops))
-    ) {
+    if (stops !== undefined && typeof chunk === 'string' && this.text.appendQuiet(chunk, stops)) {
       this.pos += chunk.length;
       if (!this.stopsVisible) return { visible: '', closed: this.closerEnd >= 0 };
       this.emittedTo = this.pos;
-      return { visible: (this.visible as VisibleText).feed(chunk), closed: false };
+      const visible = (this.visible as VisibleText).feed(chunk);
+      this.settleQuiet();
+      return { visible, closed: false };
     }
     return this.pushToMachine(chunk);
+  }
+
+  /**
+   * Brings the position (and before the block, the emitted position and the trimmer) up to the
+   * characters the quiet path took since the last other push: they only moved the scanner past them.
+   */
+  private catchUp(): void {
+    const at = this.text.length;
+    if (this.pos === at || this.ended) return;
+    this.pos = at;
+    if (this.quiet.visible) {
+      this.emittedTo = at;
+      (this.visible as VisibleText).quietCaughtUp(this.quietShift !== 0);
+    }
+  }
+
+  /** Sets the quiet path's state from the scanner's state now. */
+  private settleQuiet(): void {
+    this.quietShift = 0;
+    const stops = this.stops;
+    if (stops === undefined) {
+      this.setQuiet(LOUD);
+      return;
+    }
+    this.text.makeStage();
+    if (stops !== this.quietStops) {
+      this.quietStops = stops;
+      this.quietStates = quietStates(stops);
+    }
+    const states = this.quietStates as QuietStates;
+    if (!this.stopsVisible) {
+      this.setQuiet(this.closerEnd >= 0 ? states.hiddenClosed : states.hidden);
+      return;
+    }
+    const hold = (this.visible as VisibleText).quietHold();
+    this.setQuiet(hold < 0 ? LOUD : states.visible);
+    if (hold === 1) this.quietShift = AFTER_SPACE;
+  }
+
+  private setQuiet(quiet: QuietState): void {
+    this.quiet = quiet;
+    this.quietAnswers = quiet.answers;
+    this.quietShifts = quiet.shifts;
   }
 
   private pushToMachine(chunk: string): ScanProgress {
@@ -227,6 +300,7 @@ class Scanner implements ActionScanner {
     // Before the block everything is visible but think sections; `emittedTo` lags `pos` while something is held back.
     this.stopsVisible = this.openerStart < 0 && this.emittedTo === this.pos && !(this.mode === HIDER && this.hiderThink);
     if (this.stopsVisible) this.visible ??= new VisibleText();
+    this.settleQuiet();
     return { visible, closed: this.closerEnd >= 0 };
   }
 
@@ -256,11 +330,16 @@ class Scanner implements ActionScanner {
 
   finish(finish?: ScanFinish): ScanProgress & { parsed: ParsedOutput } {
     if (this.result !== undefined) return { visible: '', closed: this.closerEnd >= 0, parsed: this.result };
+    this.catchUp();
     this.ended = true;
     this.stops = undefined;
+    this.setQuiet(LOUD);
+    this.quietShift = 0;
     this.run();
     const visible = this.emit(this.visibleEnd());
-    return { visible, closed: this.closerEnd >= 0, parsed: this.conclude(finish) };
+    const parsed = this.conclude(finish);
+    this.text.releaseStage();
+    return { visible, closed: this.closerEnd >= 0, parsed };
   }
 
   /** The whole output in one call (batch parsing). */

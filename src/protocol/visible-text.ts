@@ -28,6 +28,27 @@ export class VisibleText {
     return this.trimmed(piece);
   }
 
+  /**
+   * How the scanner's quiet path can follow this trimmer (see `quiet-states.ts`): 0 when visible
+   * text has started and nothing is held, 1 when exactly one space is held, -1 otherwise.
+   */
+  quietHold(): number {
+    if (!this.started) return -1;
+    if (this.heldPieces === 0) return 0;
+    return this.heldPieces === 1 && this.held === ' ' ? 1 : -1;
+  }
+
+  /**
+   * Catches up with visible text the quiet path answered itself: it had started, and left either
+   * nothing or exactly one space held.
+   */
+  quietCaughtUp(heldSpace: boolean): void {
+    this.started = true;
+    this.heldBlocks = undefined;
+    this.held = heldSpace ? ' ' : '';
+    this.heldPieces = heldSpace ? 1 : 0;
+  }
+
   /** `feed` for a piece that starts or ends with whitespace (or is empty). */
   private trimmed(piece: string): string {
     const length = piece.length;

@@ -13,14 +13,17 @@ export async function benchStreamParse(sizes: readonly number[]): Promise<Row[]>
     // A block as large as the output: the limit is raised so that the whole block is scanned.
     const options = { limits: { maxActionChars: 2 * size } };
     const repeats = Math.max(3, Math.round(2_000_000 / size));
-    const batch = timeMs(repeats, () => {
-      if (parseOutput(output, options).calls.length !== 1) throw new Error('stream bench: the batch parse found no call');
-    });
-    const streamed = timeMs(repeats, () => {
-      const scanner = createActionScanner(options);
-      for (let index = 0; index < output.length; index++) scanner.push(output[index]!);
-      if (scanner.end().calls.length !== 1) throw new Error('stream bench: the streamed parse found no call');
-    });
+    const { batch, streamed } = timeBoth(
+      repeats,
+      () => {
+        if (parseOutput(output, options).calls.length !== 1) throw new Error('stream bench: the batch parse found no call');
+      },
+      () => {
+        const scanner = createActionScanner(options);
+        for (let index = 0; index < output.length; index++) scanner.push(output[index]!);
+        if (scanner.end().calls.length !== 1) throw new Error('stream bench: the streamed parse found no call');
+      },
+    );
     const label = size >= 1_000_000 ? `${size / 1_000_000} MB` : `${size / 1_000} KB`;
     rows.push({
       name: `<ACTION> parse of ${label}, one char per chunk`,
@@ -49,8 +52,36 @@ function modelOutput(size: number): string {
   return `${head}${open}${body.slice(0, Math.max(0, size - head.length - open.length - close.length))}${close}`;
 }
 
+/** Samples of each side, alternated; each side's median is the result. */
+const SAMPLES = 7;
+
+/**
+ * Times the batch and the streamed parse the same way: both warmed up, then `SAMPLES` samples of
+ * `repeats` runs each, alternating batch and stream, and the median sample of each. A single
+ * timing (one warm-up run, then one loop) swung by 2–5× on a shared VM, and at 1 MB it timed the
+ * batch parse over only three runs; the median of alternated samples keeps a burst of load from
+ * landing on one side only.
+ */
+function timeBoth(repeats: number, batch: () => void, stream: () => void): { batch: number; streamed: number } {
+  for (let index = 0; index < Math.max(2, Math.ceil(repeats / 4)); index++) {
+    batch();
+    stream();
+  }
+  const batches: number[] = [];
+  const streams: number[] = [];
+  for (let sample = 0; sample < SAMPLES; sample++) {
+    batches.push(timeMs(repeats, batch));
+    streams.push(timeMs(repeats, stream));
+  }
+  return { batch: median(batches), streamed: median(streams) };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1] as number;
+}
+
 function timeMs(repeats: number, run: () => void): number {
-  run();
   const start = process.hrtime.bigint();
   for (let index = 0; index < repeats; index++) run();
   return Number(process.hrtime.bigint() - start) / 1e6 / repeats;

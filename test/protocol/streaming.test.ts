@@ -152,6 +152,36 @@ describe('small chunks (the path that skips the machine)', () => {
     expect(parsed).toEqual(parseOutput(output));
   });
 
+  it('keeps scanners apart when they run side by side and when a finished one hands its stage on', () => {
+    const first = `Looking.\n<ACTION><note><text>${'ale '.repeat(3000)}</text></note></ACTION>`;
+    const second = `Done  now.\t<ACTION><note><text><![CDATA[${'stew, '.repeat(2000)}]]></text></note></ACTION> then`;
+    const a = createActionScanner();
+    const b = createActionScanner();
+    for (let index = 0; index < Math.max(first.length, second.length); index++) {
+      if (index < first.length) a.push(first[index] as string);
+      if (index < second.length) b.push(second[index] as string);
+    }
+    const parsedA = a.end();
+    expect(parsedA).toEqual(parseOutput(first));
+    // A new scanner may take the finished one's stage; the finished one must not notice.
+    const c = createActionScanner();
+    for (const char of second) c.push(char);
+    expect(a.push('more').visible).toBe('');
+    expect(a.end()).toBe(parsedA);
+    expect(b.end()).toEqual(parseOutput(second));
+    expect(c.end()).toEqual(parseOutput(second));
+  });
+
+  it('answers quiet one-character chunks with shared, frozen progress objects', () => {
+    const scanner = createActionScanner();
+    const progress = [...'Hello there, friend'].map((char) => scanner.push(char));
+    expect(progress.map((step) => step.visible).join('')).toBe('Hello there, friend');
+    // The two l's of "Hello": the same answer, which no caller can change.
+    expect(progress[3]).toBe(progress[2]);
+    expect(Object.isFrozen(progress[3])).toBe(true);
+    expect(progress[6]).toEqual({ visible: ' t', closed: false });
+  });
+
   it('shows each character of prose on the push that brings it, holding back only trailing whitespace', () => {
     const prose = fc
       .array(fc.constantFrom('word', ' ', '  ', '\n', '\n\n', '\t', 'é', '😀', '.', '>', '-', ']'), { maxLength: 300 })
