@@ -6,15 +6,24 @@ import type { Args } from '../protocol/types.js';
  * (every ES module is strict) and can never change what the log says it was given.
  */
 export function freezeArgs(args: Args): Args {
+  // Already made here (the agent freezes a turn's calls when it accepts them, the dispatcher
+  // again for callers that did not): deeply frozen, so it is its own copy.
+  if (made.has(args)) return args;
+  let frozen: Args;
   try {
-    return copyFrozen(args, 0) as Args;
+    frozen = copyFrozen(args, 0) as Args;
   } catch (error) {
     if (error !== NOT_PLAIN) throw error;
+    // Not plain JSON (a Date, a Map, a cycle, deep nesting): structuredClone copies it, or throws
+    // on what cannot be copied (a function in the args, which only a host bug puts there).
+    frozen = deepFreeze(structuredClone(args));
   }
-  // Not plain JSON (a Date, a Map, a cycle, deep nesting): structuredClone copies it, or throws
-  // on what cannot be copied (a function in the args, which only a host bug puts there).
-  return deepFreeze(structuredClone(args));
+  made.add(frozen);
+  return frozen;
 }
+
+/** The copies `freezeArgs` made: deeply frozen, never to be copied again. */
+const made = new WeakSet<object>();
 
 // Thrown (never escaping `freezeArgs`) to fall back to structuredClone.
 const NOT_PLAIN = Symbol('not plain JSON');

@@ -73,6 +73,18 @@ describe('freezeArgs', () => {
     expect(Object.isFrozen(frozen.cyclic)).toBe(true);
   });
 
+  it('copies once: a copy it made is returned as it is, any other object is copied', () => {
+    const args = { to: 'ana', tags: ['a'] };
+    const frozen = freezeArgs(args);
+    expect(frozen).not.toBe(args);
+    expect(freezeArgs(frozen)).toBe(frozen);
+    // Frozen by someone else, shallowly: still copied, and deeply frozen.
+    const shallow = Object.freeze({ to: 'bo', tags: ['b'] });
+    const copy = freezeArgs(shallow);
+    expect(copy).not.toBe(shallow);
+    expect(Object.isFrozen(copy.tags)).toBe(true);
+  });
+
   it('throws on a function, which only a host bug puts in validated args', () => {
     expect(() => freezeArgs({ callback: () => 1 })).toThrow();
   });
