@@ -1,9 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scriptedProvider } from '../../src/index.js';
 import { deferred } from '../../src/testing/index.js';
-import { openInspector, useBrowser, type WatchedPage } from './browser.js';
 import { attrOf, parts, textOf } from './page-parts.js';
-import { startStage, type Stage } from './stage.js';
+import { useStagedPages } from './stage.js';
 
 /**
  * An agent card shows the machine state the agent is in now, not only where it ended: a model
@@ -12,23 +11,14 @@ import { startStage, type Stage } from './stage.js';
  */
 
 const POLL = { timeout: 15_000 };
-const browser = useBrowser();
-let stage: Stage | undefined;
-let view: WatchedPage | undefined;
-
-afterEach(async () => {
-  await view?.close();
-  await stage?.close();
-  view = undefined;
-  stage = undefined;
-});
+const staged = useStagedPages();
 
 describe('agent states on the inspector page', () => {
   it('shows a thinking agent as deliberating, then done; a failed model as failed, with its error', async () => {
     const answer = deferred<string>();
     const thinker = scriptedProvider(async () => ({ text: await answer.promise }));
     const broken = scriptedProvider([{ error: { kind: 'auth', message: 'the key was revoked', retryable: false } }]);
-    stage = await startStage({
+    const stage = await staged.stage({
       cast: [
         { name: 'sage', provider: thinker, triggers: ['start'] },
         { name: 'clerk', provider: broken, triggers: ['start'] },
@@ -36,7 +26,7 @@ describe('agent states on the inspector page', () => {
     });
     const running = stage.run(1);
     await stage.next('llm.request', (event) => event.agent === 'sage');
-    view = await openInspector(await browser(), stage.inspector.url);
+    const view = await staged.page(stage);
     const ui = parts(view.page);
 
     await expect.poll(() => attrOf(ui.agentCard('sage'), 'data-state'), POLL).toBe('deliberating');
@@ -56,11 +46,11 @@ describe('agent states on the inspector page', () => {
 
   it('shows a long run as running when its history no longer holds scene.started, and stopped once it ends', async () => {
     const crier = { name: 'crier', brain: ({ tick }: { tick: number }) => `Hear ye! It is tick ${tick}.`, triggers: [{ every: 1 }] };
-    stage = await startStage({ cast: [crier], historySize: 20 });
+    const stage = await staged.stage({ cast: [crier], historySize: 20 });
     await stage.scene.start();
     for (let tick = 0; tick < 5; tick++) await stage.scene.step();
     expect(stage.history.events().some((event) => event.type === 'scene.started')).toBe(false);
-    view = await openInspector(await browser(), stage.inspector.url);
+    const view = await staged.page(stage);
     const ui = parts(view.page);
     await ui.speech('crier').last().waitFor();
     expect(await textOf(ui.header.runState)).toBe('running');

@@ -1,8 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defineTool, scriptedProvider } from '../../src/index.js';
-import { openInspector, useBrowser, type WatchedPage } from './browser.js';
 import { attrOf, parts, textOf } from './page-parts.js';
-import { startStage, type Stage } from './stage.js';
+import { useStagedPages } from './stage.js';
 
 /**
  * Approvals from the page: a call of a `needsApproval` tool waits in the approvals panel; Approve
@@ -10,16 +9,7 @@ import { startStage, type Stage } from './stage.js';
  */
 
 const POLL = { timeout: 15_000 };
-const browser = useBrowser();
-let stage: Stage | undefined;
-let view: WatchedPage | undefined;
-
-afterEach(async () => {
-  await view?.close();
-  await stage?.close();
-  view = undefined;
-  stage = undefined;
-});
+const staged = useStagedPages();
 
 /** A steward whose cellar door needs a human's yes; `opened` counts real executions. */
 function steward() {
@@ -41,10 +31,10 @@ function steward() {
 describe('approvals on the inspector page', () => {
   it('shows a pending approval and runs the call once when Approve is pressed', async () => {
     const { counter, provider, member } = steward();
-    stage = await startStage({ cast: [member] });
+    const stage = await staged.stage({ cast: [member] });
     const running = stage.run(1);
     const requested = await stage.next('tool.approval.requested');
-    view = await openInspector(await browser(), stage.inspector.url);
+    const view = await staged.page(stage);
     const { page } = view;
     const ui = parts(page);
 
@@ -75,9 +65,9 @@ describe('approvals on the inspector page', () => {
 
   it('denies with the reason typed on the page: nothing runs', async () => {
     const { counter, member } = steward();
-    stage = await startStage({ cast: [member] });
+    const stage = await staged.stage({ cast: [member] });
     const running = stage.run(1);
-    view = await openInspector(await browser(), stage.inspector.url);
+    const view = await staged.page(stage);
     const { page } = view;
     const ui = parts(page);
 
@@ -100,9 +90,9 @@ describe('approvals on the inspector page', () => {
 
   it('says why when the server refuses an answer, and lets the reader try again', async () => {
     const { counter, member } = steward();
-    stage = await startStage({ cast: [member] });
+    const stage = await staged.stage({ cast: [member] });
     const running = stage.run(1);
-    view = await openInspector(await browser(), stage.inspector.url);
+    const view = await staged.page(stage);
     const { page } = view;
     const card = parts(page).approval('steward');
     await card.waitFor();

@@ -1,24 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defineTool, scriptedProvider, type CastMember } from '../../src/index.js';
-import { openInspector, useBrowser, type WatchedPage } from './browser.js';
+import { type WatchedPage } from './browser.js';
 import { parts } from './page-parts.js';
-import { startStage, type Stage } from './stage.js';
+import { useStagedPages } from './stage.js';
 
 /**
  * The page's layout as a reader meets it: in a wide window and a narrow one, with a call waiting
  * for approval, every panel is there and big enough to read, and each agent has its own colour.
  */
 
-const browser = useBrowser();
-let stage: Stage | undefined;
-let view: WatchedPage | undefined;
-
-afterEach(async () => {
-  await view?.close();
-  await stage?.close();
-  view = undefined;
-  stage = undefined;
-});
+const staged = useStagedPages();
 
 const NAMES = ['innkeeper', 'guard', 'bard', 'ana', 'bram', 'pip'];
 
@@ -66,10 +57,10 @@ describe('the inspector page layout', () => {
     { width: 800, height: 600 },
   ]) {
     it(`shows every panel at a readable size in a ${viewport.width}×${viewport.height} window, a pending approval included`, async () => {
-      stage = await startStage({ cast: cast(), world: { tavern: { stew: 0, ale: 12 } } });
+      const stage = await staged.stage({ cast: cast(), world: { tavern: { stew: 0, ale: 12 } } });
       const running = stage.run(1);
       const requested = await stage.next('tool.approval.requested');
-      view = await openInspector(await browser(), stage.inspector.url, viewport);
+      const view = await staged.page(stage, viewport);
       const { page } = view;
       await parts(page).approval('steward', requested.data.callId).waitFor();
       await page.locator('#world .w-leaf').first().waitFor();
@@ -87,10 +78,10 @@ describe('the inspector page layout', () => {
   }
 
   it('gives each of a scene’s agents a colour of its own', async () => {
-    stage = await startStage({ cast: cast() });
+    const stage = await staged.stage({ cast: cast() });
     const running = stage.run(1);
     const requested = await stage.next('tool.approval.requested');
-    view = await openInspector(await browser(), stage.inspector.url);
+    const view = await staged.page(stage);
     const cards = parts(view.page).agentCards();
     await expect.poll(() => cards.count(), { timeout: 15_000 }).toBe(NAMES.length + 1);
     const colours = await view.page
@@ -118,10 +109,10 @@ describe('the inspector page layout', () => {
       },
     });
     const key = `a_very_long_key_${'y'.repeat(120)}`;
-    stage = await startStage({
+    const stage = await staged.stage({
       cast: [{ name: longName, tools: [note], provider: scriptedProvider([`<ACTION><note><text>${key}</text></note></ACTION>`]), triggers: ['start'] }],
     });
-    view = await openInspector(await browser(), stage.inspector.url);
+    const view = await staged.page(stage);
     const { page } = view;
     await stage.run(1);
     const observation = page.locator('#transcript .entry.observation .observation-text').first();

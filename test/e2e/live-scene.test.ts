@@ -1,8 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defineTool, scriptedProvider, ToolError } from '../../src/index.js';
-import { openInspector, useBrowser, type WatchedPage } from './browser.js';
 import { attrOf, parts, textOf } from './page-parts.js';
-import { startStage, type Stage } from './stage.js';
+import { useStagedPages, type Stage } from './stage.js';
 
 /**
  * The inspector page follows a live scene: agents and their machine states, speech, tool calls
@@ -11,16 +10,7 @@ import { startStage, type Stage } from './stage.js';
  */
 
 const POLL = { timeout: 15_000 };
-const browser = useBrowser();
-let stage: Stage | undefined;
-let view: WatchedPage | undefined;
-
-afterEach(async () => {
-  await view?.close();
-  await stage?.close();
-  view = undefined;
-  stage = undefined;
-});
+const staged = useStagedPages();
 
 /**
  * An innkeeper who pours (streaming her words), a guest whose payment fails and who then calls a
@@ -57,17 +47,21 @@ function tavernCast() {
   };
 }
 
+/** The stage of the test that is running, for the tools of its cast. */
+let current: Stage | undefined;
+
 function stageRef(): Stage {
-  if (stage === undefined) throw new Error('no stage');
-  return stage;
+  if (current === undefined) throw new Error('no stage');
+  return current;
 }
 
 describe('the inspector page on a live scene', () => {
   it('shows agents, states, speech, tool calls, corrections, the world, and obeys pause, step and resume', async () => {
     const { cast, providers } = tavernCast();
-    stage = await startStage({ name: 'tavern-night', cast, world: { bar: { poured: 0 } }, paused: true });
+    const stage = await staged.stage({ name: 'tavern-night', cast, world: { bar: { poured: 0 } }, paused: true });
+    current = stage;
     const running = stage.run(3);
-    view = await openInspector(await browser(), stage.inspector.url);
+    const view = await staged.page(stage);
     const { page } = view;
     const ui = parts(page);
 
@@ -122,9 +116,10 @@ describe('the inspector page on a live scene', () => {
 
   it('filters the timeline by agent and by type, and shows an event whole', async () => {
     const { cast } = tavernCast();
-    stage = await startStage({ cast, world: { bar: { poured: 0 } } });
+    const stage = await staged.stage({ cast, world: { bar: { poured: 0 } } });
+    current = stage;
     await stage.run(1);
-    view = await openInspector(await browser(), stage.inspector.url);
+    const view = await staged.page(stage);
     const { page } = view;
     const ui = parts(page);
     const shown = stage.events.filter((event) => !event.type.startsWith('llm.delta'));
@@ -156,8 +151,9 @@ describe('the inspector page on a live scene', () => {
   }, 60_000);
 
   it('streams speech as it is written, and strikes through an attempt a retry superseded', async () => {
-    stage = await startStage({ cast: [] });
-    view = await openInspector(await browser(), stage.inspector.url);
+    const stage = await staged.stage({ cast: [] });
+    current = stage;
+    const view = await staged.page(stage);
     const { page } = view;
     const ui = parts(page);
     const meta = { scene: 'stage', agent: 'bard' };

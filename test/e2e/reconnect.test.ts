@@ -1,8 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEventHistory, startInspector, type Envelope } from '../../src/index.js';
-import { openInspector, useBrowser, type WatchedPage } from './browser.js';
 import { attrOf, parts, timelineIds } from './page-parts.js';
-import { startStage, type Stage } from './stage.js';
+import { useStagedPages } from './stage.js';
 
 /**
  * The server goes away and comes back on the same port: the page reconnects by itself, resumes
@@ -11,16 +10,7 @@ import { startStage, type Stage } from './stage.js';
  */
 
 const POLL = { timeout: 20_000 };
-const browser = useBrowser();
-let stage: Stage | undefined;
-let view: WatchedPage | undefined;
-
-afterEach(async () => {
-  await view?.close();
-  await stage?.close();
-  view = undefined;
-  stage = undefined;
-});
+const staged = useStagedPages();
 
 /** A town crier who announces every tick: one line of speech per tick. */
 const crier = { name: 'crier', brain: ({ tick }: { tick: number }) => `Hear ye! It is tick ${tick}.`, triggers: [{ every: 1 }] };
@@ -30,10 +20,10 @@ const shownIds = (events: readonly Envelope[]) => events.filter((event) => event
 
 describe('the inspector page across a server restart', () => {
   it('resumes where it left off, without duplicated timeline rows', async () => {
-    stage = await startStage({ cast: [crier] });
+    const stage = await staged.stage({ cast: [crier] });
     await stage.scene.start();
     await stage.scene.step();
-    view = await openInspector(await browser(), stage.inspector.url);
+    const view = await staged.page(stage);
     const { page } = view;
     const ui = parts(page);
     await expect.poll(() => timelineIds(page), POLL).toEqual(shownIds(stage.events));
@@ -58,10 +48,10 @@ describe('the inspector page across a server restart', () => {
   }, 60_000);
 
   it('shows that events were missed when the restarted server lost the history', async () => {
-    stage = await startStage({ cast: [crier] });
+    const stage = await staged.stage({ cast: [crier] });
     await stage.scene.start();
     await stage.scene.step();
-    view = await openInspector(await browser(), stage.inspector.url);
+    const view = await staged.page(stage);
     const { page } = view;
     const ui = parts(page);
     await expect.poll(() => timelineIds(page), POLL).toEqual(shownIds(stage.events));

@@ -1,8 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defineTool, scriptedProvider } from '../../src/index.js';
-import { openInspector, useBrowser, type WatchedPage } from './browser.js';
 import { attrOf, parts, textOf } from './page-parts.js';
-import { startStage, type Stage } from './stage.js';
+import { useStagedPages } from './stage.js';
 
 /**
  * Result approvals from the page: a `needsResultApproval` tool runs, its output waits in the
@@ -10,16 +9,7 @@ import { startStage, type Stage } from './stage.js';
  */
 
 const POLL = { timeout: 15_000 };
-const browser = useBrowser();
-let stage: Stage | undefined;
-let view: WatchedPage | undefined;
-
-afterEach(async () => {
-  await view?.close();
-  await stage?.close();
-  view = undefined;
-  stage = undefined;
-});
+const staged = useStagedPages();
 
 /** A clerk reading a ledger whose lines may hold what the model should not see. */
 function clerk() {
@@ -37,10 +27,10 @@ function clerk() {
 describe('result approvals on the inspector page', () => {
   it('shows the held output as text, and Reject withholds it with the reason typed', async () => {
     const { provider, member } = clerk();
-    stage = await startStage({ cast: [member] });
+    const stage = await staged.stage({ cast: [member] });
     const running = stage.run(1);
     const requested = await stage.next('tool.result.approval.requested');
-    view = await openInspector(await browser(), stage.inspector.url);
+    const view = await staged.page(stage);
     const { page } = view;
     const ui = parts(page);
 
@@ -71,9 +61,9 @@ describe('result approvals on the inspector page', () => {
 
   it('Approve lets the model see the result', async () => {
     const { provider, member } = clerk();
-    stage = await startStage({ cast: [member] });
+    const stage = await staged.stage({ cast: [member] });
     const running = stage.run(1);
-    view = await openInspector(await browser(), stage.inspector.url);
+    const view = await staged.page(stage);
     const card = parts(view.page).approval('clerk');
     await card.waitFor();
     await card.locator('button.approve').click();

@@ -13,6 +13,8 @@ import {
   type SceneResult,
   type TickGate,
 } from '../../src/index.js';
+import { afterEach } from 'vitest';
+import { openInspector, useBrowser, type WatchedPage } from './browser.js';
 
 /**
  * A scene on a stepped clock with the inspector in front of it, as `troupe run --inspect` sets one
@@ -91,4 +93,36 @@ export async function startStage(options: StageOptions): Promise<Stage> {
     },
   };
   return stage;
+}
+
+/**
+ * Stages and pages for the tests of one file, each closed after its test (pages first). Launches
+ * the file's browser when the first page is opened.
+ *
+ * @example
+ * const staged = useStagedPages();
+ * const stage = await staged.stage({ cast });
+ * const view = await staged.page(stage);
+ */
+export function useStagedPages(): {
+  stage(options: StageOptions): Promise<Stage>;
+  page(stage: Stage, viewport?: { width?: number; height?: number }): Promise<WatchedPage>;
+} {
+  const browser = useBrowser();
+  const opened: { close(): Promise<void> }[] = [];
+  afterEach(async () => {
+    for (const item of opened.splice(0).reverse()) await item.close();
+  });
+  return {
+    async stage(options) {
+      const stage = await startStage(options);
+      opened.push(stage);
+      return stage;
+    },
+    async page(stage, viewport) {
+      const view = await openInspector(await browser(), stage.inspector.url, viewport);
+      opened.push(view);
+      return view;
+    },
+  };
 }
