@@ -1,4 +1,4 @@
-import type { Bus, EventFilter, Unsubscribe } from './bus.js';
+import { describeThrown, type Bus, type EventFilter, type Unsubscribe } from './bus.js';
 import { createEventQueue, type Backpressure, type BackpressurePolicy } from './event-queue.js';
 import type { Envelope, EnvelopeOf, Pattern } from './events.js';
 
@@ -163,7 +163,7 @@ export function subscribeBuffered<P extends Pattern>(
       options.onError?.(error, event);
       // Reporting an error in a `bus.error` handler would feed it another one, forever.
       if (event.type === 'bus.error') return;
-      bus.publish('bus.error', { eventType: event.type, eventId: event.id, message: describe(error) }, { agent: event.agent, scene: event.scene, cause: event.id });
+      bus.publish('bus.error', { eventType: event.type, eventId: event.id, message: describeThrown(error) }, { agent: event.agent, scene: event.scene, cause: event.id });
     },
   });
   const filter: EventFilter = {};
@@ -186,13 +186,4 @@ export function subscribeBuffered<P extends Pattern>(
     },
     idle: () => delivery.idle(),
   };
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  try {
-    return `non-Error thrown: ${String(error)}`;
-  } catch {
-    return 'non-Error thrown (unprintable)';
-  }
 }

@@ -88,7 +88,7 @@ export function createBus(options: BusOptions = {}): Bus {
     try {
       bus.publish(
         'bus.error',
-        { eventType: event.type, eventId: event.id, message: describe(error) },
+        { eventType: event.type, eventId: event.id, message: describeThrown(error) },
         { agent: event.agent, scene: event.scene, cause: event.id },
       );
     } finally {
@@ -167,7 +167,8 @@ function deliver(handlers: Listener[] | undefined, event: Envelope): void {
   for (const handler of handlers.slice()) handler(event);
 }
 
-function describe(error: unknown): string {
+/** What a subscriber threw, as `bus.error` says it: never throws itself. */
+export function describeThrown(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   try {
     return `non-Error thrown: ${String(error)}`;
