@@ -87,6 +87,8 @@ export class Cast {
       ...(member.maxCorrections !== undefined && { maxCorrections: member.maxCorrections }),
       ...(member.maxObservationChars !== undefined && { maxObservationChars: member.maxObservationChars }),
       ...(member.memory !== undefined && { memory: member.memory }),
+      ...(member.onBeforeModel !== undefined && { onBeforeModel: member.onBeforeModel }),
+      ...(member.repair !== undefined && { repair: member.repair }),
       ...(context.logger !== undefined && { logger: context.logger }),
     });
     // Scene-wide, not per agent: per-tool limits, the write-ahead log, the scene's budget.

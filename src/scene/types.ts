@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Agent, PendingObservation } from '../agent/agent-options.js';
 import type { MemoryOptions } from '../agent/memory/agent-memory.js';
+import type { AgentOptions } from '../agent/agent-options.js';
 import type { Budget, BudgetLimits, BudgetUsage } from '../agent/budget.js';
 import type { Bus } from '../bus/bus.js';
 import type { Envelope, Pattern, RunReason, TriggerReason } from '../bus/events.js';
@@ -96,6 +97,10 @@ export type CastMember = {
   maxObservationChars?: number;
   /** Keep the agent's conversation across its turns (see `createAgent`'s `memory`, docs/memory.md). */
   memory?: MemoryOptions | boolean;
+  /** Rewrites what each model call is sent (see `createAgent`'s `onBeforeModel`, docs/hooks.md). */
+  onBeforeModel?: AgentOptions['onBeforeModel'];
+  /** Fixes a rejected call once per turn (see `createAgent`'s `repair`, docs/hooks.md). */
+  repair?: AgentOptions['repair'];
 };
 
 /** How a scene is built: `createScene(options)`. */
