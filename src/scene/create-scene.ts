@@ -65,6 +65,8 @@ class SceneRuntime implements Scene {
   private resolveStopped!: (result: SceneResult) => void;
   /** Settles with the scene's result however it stops: what a timed run waits for. */
   private readonly whenStopped = new Promise<SceneResult>((resolve) => (this.resolveStopped = resolve));
+  /** Waits on a host's tick gate, let go when the scene has stopped (see `gateOrStop`). */
+  private readonly gateWaiters = new Set<() => void>();
 
   constructor(options: SceneOptions) {
     const resolved = resolveSceneOptions(options);
@@ -190,7 +192,7 @@ class SceneRuntime implements Scene {
         // A host's pause: held until its gate opens, or the scene stops meanwhile.
         const gate = options.beforeTick?.(this.tickCount + 1);
         if (gate !== undefined) {
-          await Promise.race([gate, this.whenStopped]);
+          await this.gateOrStop(gate);
           if (this.stopping !== undefined) break;
         }
         await this.step();
@@ -202,10 +204,31 @@ class SceneRuntime implements Scene {
     return this.runOnTimer(until, this.clock.intervalMs);
   }
 
+  /**
+   * Resolves when the host's gate opens or the scene has stopped, whichever comes first. Not a
+   * race against `whenStopped`: a run of a million ticks would leave a million reactions on it.
+   */
+  private gateOrStop(gate: Promise<void>): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const letGo = (): void => {
+        this.gateWaiters.delete(letGo);
+        resolve();
+      };
+      this.gateWaiters.add(letGo);
+      gate.then(letGo, (error: unknown) => {
+        this.gateWaiters.delete(letGo);
+        reject(error);
+      });
+    });
+  }
+
   stop(reason: SceneStopReason | string = 'stopped', detail?: string): Promise<SceneResult> {
     if (this.stopping === undefined) {
       this.stopping = this.shutDown(reason, detail);
-      this.stopping.then(this.resolveStopped);
+      this.stopping.then((result) => {
+        this.resolveStopped(result);
+        for (const letGo of [...this.gateWaiters]) letGo();
+      });
     }
     return this.stopping;
   }

@@ -8,7 +8,7 @@ import type { Args } from '../protocol/types.js';
 export function freezeArgs(args: Args): Args {
   // Already made here (the agent freezes a turn's calls when it accepts them, the dispatcher
   // again for callers that did not): deeply frozen, so it is its own copy.
-  if (made.has(args)) return args;
+  if (typeof args === 'object' && args !== null && made.has(args)) return args;
   let frozen: Args;
   try {
     frozen = copyFrozen(args, 0) as Args;
@@ -18,7 +18,8 @@ export function freezeArgs(args: Args): Args {
     // on what cannot be copied (a function in the args, which only a host bug puts there).
     frozen = deepFreeze(structuredClone(args));
   }
-  made.add(frozen);
+  // Only objects can be remembered (and only they need to be); anything else is its own copy.
+  if (typeof frozen === 'object' && frozen !== null) made.add(frozen);
   return frozen;
 }
 

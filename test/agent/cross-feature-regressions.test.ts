@@ -176,6 +176,34 @@ describe('where memory, images, approvals and the inspector meet', () => {
     provider.assertConsumed();
   });
 
+  it('memory never lists a denied call among the calls an aborted run made', async () => {
+    const payments: string[] = [];
+    const pay = defineTool({
+      name: 'pay',
+      description: 'Pay.',
+      parameters: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'], additionalProperties: false },
+      needsApproval: true,
+      execute: ({ to }) => void payments.push(String(to)),
+    });
+    const provider = scriptedProvider([
+      { toolCalls: [{ id: 'c1', name: 'pay', arguments: '{"to":"mallory"}' }, { id: 'c2', name: 'lookup', arguments: '{"id":"1"}' }] },
+      'next',
+    ]);
+    const { agent } = testAgent({ provider, tools: [pay, heldLookup()], protocol: 'native', memory: true });
+    agent.bus.on('tool.approval.requested', (event) => void agent.deny(event.data.callId, 'no'));
+    agent.bus.once('tool.result.approval.requested', () => agent.abort('stop'));
+    expect((await agent.run('Pay and look.')).reason).toBe('aborted');
+    await agent.run('Again.');
+
+    const tools = provider.requests[1]!.messages.filter((message) => message.role === 'tool');
+    expect(tools.map((message) => [message.callId, message.content])).toEqual([
+      ['c1', 'Not run: the run was aborted.'],
+      ['c2', expect.stringMatching(/These calls were made .*: lookup \(c2\): completed\.$/)],
+    ]);
+    expect(payments).toEqual([]);
+    provider.assertConsumed();
+  });
+
   it('compact memory logs a call that ran before an abort, never its withheld result', async () => {
     const provider = scriptedProvider([action(call('lookup', { id: '1' })), 'next']);
     const { agent } = testAgent({ provider, tools: [heldLookup()], memory: { history: 'compact' } });

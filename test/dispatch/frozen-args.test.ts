@@ -83,6 +83,8 @@ describe('freezeArgs', () => {
     const copy = freezeArgs(shallow);
     expect(copy).not.toBe(shallow);
     expect(Object.isFrozen(copy.tags)).toBe(true);
+    // A JavaScript caller of dispatchTurn may pass no object at all: returned as it is, as before.
+    expect(freezeArgs(null as unknown as Args)).toBeNull();
   });
 
   it('throws on a function, which only a host bug puts in validated args', () => {

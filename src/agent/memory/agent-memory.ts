@@ -220,7 +220,8 @@ export class Memory implements AgentMemory {
     // Calls of the last round that ran but whose results the model never read (the run was aborted
     // while a result waited for approval, or while the turn was observed): the memory must still
     // say that they ran, or the next run could repeat a call with side effects.
-    const unread = run.observation === undefined ? run.history.filter((record) => record.round === run.round) : [];
+    // Denied calls never ran: they are not among the calls made.
+    const unread = run.observation === undefined ? run.history.filter((record) => record.round === run.round && record.outcome !== 'denied') : [];
     const last = raw.at(-1);
     if (last?.role === 'assistant' && last.toolCalls?.length) {
       if (unread.length === 0) {
