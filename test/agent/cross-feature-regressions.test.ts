@@ -21,6 +21,22 @@ const snapshot = () => defineTool({
 
 const words = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
+/** A payment that waits for approval; `ran` lists whom it really paid. */
+function approvedPay() {
+  const ran: string[] = [];
+  const pay = defineTool({
+    name: 'pay',
+    description: 'Pay.',
+    parameters: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'], additionalProperties: false },
+    needsApproval: true,
+    execute: ({ to }) => {
+      ran.push(String(to));
+      return 'paid';
+    },
+  });
+  return { pay, ran };
+}
+
 describe('where memory, images, approvals and the inspector meet', () => {
   it('full-history memory keeps no image bytes: the budget cannot count them and later runs would resend them', async () => {
     const provider = scriptedProvider([action(call('snapshot', {})), 'A map.', 'ok', 'ok2'], { accepts: { imagesInUserMessages: true, imagesInToolResults: true } });
@@ -60,11 +76,7 @@ describe('where memory, images, approvals and the inspector meet', () => {
   });
 
   it('arguments changed by a subscriber after the approval request never run: they are frozen', async () => {
-    const ran: string[] = [];
-    const pay = defineTool({
-      name: 'pay', description: 'Pay.', parameters: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'], additionalProperties: false },
-      needsApproval: true, execute: ({ to }) => { ran.push(String(to)); return 'paid'; },
-    });
+    const { pay, ran } = approvedPay();
     const provider = scriptedProvider([action(call('pay', { to: 'alice' })), 'done']);
     const { agent } = testAgent({ provider, tools: [pay] });
     agent.bus.on('tool.approval.requested', (event) => {
@@ -77,11 +89,7 @@ describe('where memory, images, approvals and the inspector meet', () => {
   });
 
   it('pendingApprovals() hands out frozen arguments', async () => {
-    const ran: string[] = [];
-    const pay = defineTool({
-      name: 'pay', description: 'Pay.', parameters: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'], additionalProperties: false },
-      needsApproval: true, execute: ({ to }) => { ran.push(String(to)); return 'paid'; },
-    });
+    const { pay, ran } = approvedPay();
     const provider = scriptedProvider([action(call('pay', { to: 'alice' })), 'done']);
     const { agent } = testAgent({ provider, tools: [pay] });
     agent.bus.on('tool.approval.requested', (event) => {
@@ -177,14 +185,7 @@ describe('where memory, images, approvals and the inspector meet', () => {
   });
 
   it('memory never lists a denied call among the calls an aborted run made', async () => {
-    const payments: string[] = [];
-    const pay = defineTool({
-      name: 'pay',
-      description: 'Pay.',
-      parameters: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'], additionalProperties: false },
-      needsApproval: true,
-      execute: ({ to }) => void payments.push(String(to)),
-    });
+    const { pay, ran: payments } = approvedPay();
     const provider = scriptedProvider([
       { toolCalls: [{ id: 'c1', name: 'pay', arguments: '{"to":"mallory"}' }, { id: 'c2', name: 'lookup', arguments: '{"id":"1"}' }] },
       'next',
