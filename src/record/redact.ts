@@ -16,7 +16,7 @@ const SECRET_SHAPES: readonly [RegExp, string][] = [
 ];
 
 /** Any of SECRET_SHAPES: one scan tells whether a string needs the replacements at all. */
-const ANY_SHAPE = /\b(?:Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z0-9_-]{16,}/;
+const ANY_SHAPE = new RegExp(SECRET_SHAPES.map(([pattern]) => `(?:${pattern.source})`).join('|'));
 
 /** Env values shorter than this are not treated as secrets (they would blank out common words). */
 const MIN_ENV_SECRET_CHARS = 8;
