@@ -305,9 +305,10 @@ function applyToScene(model, event, data) {
       model.world = withChange(model.world, String(data.path), data.value);
       model.changes.world.push(String(data.path));
       return;
+    case 'inspector.paused':
+      if (typeof data.paused === 'boolean') model.paused = data.paused;
+      return;
     default:
-      // The inspector's own pause event (`inspector.paused`, or any `*.paused` carrying the flag).
-      if (event.type.endsWith('.paused') && typeof data.paused === 'boolean') model.paused = data.paused;
   }
 }
 
