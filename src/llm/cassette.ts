@@ -3,6 +3,7 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
 import { redactKeyLike } from './key-ring.js';
 import { ProviderError, toProviderError } from './provider-error.js';
+import { providerIdentity } from './provider-identity.js';
 import type { ChatMessage, MessageImage, ModelRequest, ModelResponse, Provider, ProviderAccepts, ProviderErrorKind, StreamEvent } from './types.js';
 
 /** The cassette format's version, in its first line. */
@@ -63,9 +64,7 @@ export function recordProvider(provider: Provider, file: string, options: Record
   };
 
   const recording: Provider = {
-    name: provider.name,
-    ...(provider.model !== undefined && { model: provider.model }),
-    ...(provider.accepts !== undefined && { accepts: provider.accepts }),
+    ...providerIdentity(provider),
     async complete(request) {
       const entry = entryFor(request);
       try {

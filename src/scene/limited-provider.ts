@@ -1,4 +1,5 @@
 import type { LimitFunction } from 'p-limit';
+import { providerIdentity } from '../llm/provider-identity.js';
 import type { ModelRequest, ModelResponse, Provider, StreamEvent } from '../llm/types.js';
 
 /**
@@ -8,9 +9,7 @@ import type { ModelRequest, ModelResponse, Provider, StreamEvent } from '../llm/
  */
 export function limitedProvider(provider: Provider, limiter: LimitFunction): Provider {
   const limited: Provider = {
-    name: provider.name,
-    ...(provider.model !== undefined && { model: provider.model }),
-    ...(provider.accepts !== undefined && { accepts: provider.accepts }),
+    ...providerIdentity(provider),
     complete: (request) => whenSlotFree(limiter, request, () => provider.complete(request)),
   };
   if (provider.stream !== undefined) {
