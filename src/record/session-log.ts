@@ -108,37 +108,31 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
     }
   };
 
-  const writeSide = (event: Envelope, text: string): string => {
+  /**
+   * Writes a file beside the log (created, never overwritten) and returns its reference. With
+   * `existing: 'same'`, a file already there is taken as these very contents (it is named by their hash).
+   */
+  const writeSideFile = (name: string, contents: string | Uint8Array, existing: 'refuse' | 'same'): string => {
     ensureDir(fs, sideDir);
-    const name = `${event.id.replace(/[^A-Za-z0-9._-]/g, '_')}-${randomUUID().slice(0, 8)}.json`;
-    const sideFd = fs.openSync(join(sideDir, name), 'wx', 0o600);
+    const reference = `${basename(absolute)}.side/${name}`;
+    let sideFd: number;
     try {
-      writeAll(fs, sideFd, text);
+      sideFd = fs.openSync(join(sideDir, name), 'wx', 0o600);
+    } catch (error) {
+      if (existing === 'same' && (error as NodeJS.ErrnoException).code === 'EEXIST') return reference;
+      throw error;
+    }
+    try {
+      writeAll(fs, sideFd, contents);
       if (fsync !== 'never') fs.fsyncSync(sideFd);
     } finally {
       fs.closeSync(sideFd);
     }
-    return `${basename(absolute)}.side/${name}`;
+    return reference;
   };
-
-  const writeBinary = (bytes: Uint8Array, name: string): string => {
-    ensureDir(fs, sideDir);
-    let binaryFd: number;
-    try {
-      binaryFd = fs.openSync(join(sideDir, name), 'wx', 0o600);
-    } catch (error) {
-      // Named by its hash: a file already there holds these very bytes.
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return `${basename(absolute)}.side/${name}`;
-      throw error;
-    }
-    try {
-      writeAll(fs, binaryFd, bytes);
-      if (fsync !== 'never') fs.fsyncSync(binaryFd);
-    } finally {
-      fs.closeSync(binaryFd);
-    }
-    return `${basename(absolute)}.side/${name}`;
-  };
+  const writeSide = (event: Envelope, text: string): string =>
+    writeSideFile(`${event.id.replace(/[^A-Za-z0-9._-]/g, '_')}-${randomUUID().slice(0, 8)}.json`, text, 'refuse');
+  const writeBinary = (bytes: Uint8Array, name: string): string => writeSideFile(name, bytes, 'same');
 
   const record = (event: Envelope): boolean => {
     if (closed || failure !== undefined) return false;
