@@ -150,7 +150,6 @@ export class AgentRuntime implements Agent {
       round: 0,
       corrections: 0,
       repairs: 0,
-      repairTried: false,
       nudging: false,
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
       history: [],
@@ -209,7 +208,7 @@ export class AgentRuntime implements Agent {
     if (this.state !== 'awaitingResultApproval' || turn?.kind !== 'calls') return [];
     return stages
       .heldResults(turn)
-      .filter(({ entry }) => entry.resultRequested === true && entry.resultDecision === undefined)
+      .filter(({ entry }) => entry.outputHash !== undefined && entry.resultDecision === undefined)
       .map(({ entry, result }) => ({ callId: entry.call.callId, name: entry.call.name, args: entry.call.args, output: result.output, outputHash: entry.outputHash! }));
   }
 
@@ -385,7 +384,7 @@ export class AgentRuntime implements Agent {
       run !== undefined && !run.controller.signal.aborted && this.state === 'awaitingResultApproval' && turn?.kind === 'calls'
         ? turn.calls.find((candidate) => candidate.call.callId === callId)
         : undefined;
-    if (entry === undefined || entry.resultRequested !== true || entry.resultDecision !== undefined) {
+    if (entry === undefined || entry.outputHash === undefined || entry.resultDecision !== undefined) {
       this.config.logger.warn({ agent: this.name, callId }, `${verb} ignored: no result of this call waits for approval`);
       return undefined;
     }

@@ -23,9 +23,10 @@ export type TurnCall = {
   argsHash?: string;
   /** For a completed call of a tool with `needsResultApproval`: whether its result is held. */
   resultGate?: boolean | Promise<boolean> | Error;
-  /** Set when `tool.result.approval.requested` is published: the result is pending from then on. */
-  resultRequested?: boolean;
-  /** SHA-256 of the held output's stable key, as `tool.result.approval.requested` published it. */
+  /**
+   * SHA-256 of the held output's stable key, set when `tool.result.approval.requested` publishes
+   * it: the result is pending from then on.
+   */
   outputHash?: string;
   /** The host's (or a failing predicate's) decision on the held result. */
   resultDecision?: { approved: boolean; reason: string };
@@ -33,16 +34,13 @@ export type TurnCall = {
   resultAnnounced?: boolean;
 };
 
-/** A rejected call the agent's repair fixed: what the model is told. */
-export type RepairNote = RepairedNote;
-
 /** What the current turn produced, for the guards and the observation. */
 export type Turn =
   | { kind: 'none' }
   | { kind: 'malformed'; problem: MalformedProblem }
   | { kind: 'empty' }
   | { kind: 'rejected'; rejection: CallRejection; callCount: number }
-  | { kind: 'calls'; calls: TurnCall[]; results?: CallResult[]; repaired?: RepairNote };
+  | { kind: 'calls'; calls: TurnCall[]; results?: CallResult[]; repaired?: RepairedNote };
 
 /** The mutable state of one `agent.run`. */
 export type RunState = {
@@ -55,8 +53,6 @@ export type RunState = {
   corrections: number;
   /** Rejected calls a repair fixed. */
   repairs: number;
-  /** Set once this turn's repair was tried: at most one attempt per turn. */
-  repairTried: boolean;
   nudging: boolean;
   usage: Usage;
   history: CallRecord[];

@@ -15,8 +15,8 @@ import { callModel } from './call-model.js';
 import { streamModel } from './stream-model.js';
 import type { ChatMessage, MessageImage, ModelRequest, ModelResponse, Provider } from '../llm/types.js';
 import type { RepairContext, RepairedCall } from './agent-options.js';
-import { IMAGES_FOLLOW, callImages, describeCall, observationText, repairNote, wrapObservation, type ObservationOptions, type ObservedCall, type TurnOutcome } from './observation-text.js';
-import type { RepairNote, RunState, Turn, TurnCall } from './run-state.js';
+import { IMAGES_FOLLOW, callImages, describeCall, observationText, repairNote, wrapObservation, type ObservationOptions, type ObservedCall, type RepairedNote, type TurnOutcome } from './observation-text.js';
+import type { RunState, Turn, TurnCall } from './run-state.js';
 import { hashKey, stableHash, stableKey } from './stable-key.js';
 import { spendFrom, type Spend } from './budget.js';
 
@@ -69,7 +69,6 @@ export function deliberate(host: AgentRuntime): void {
   run.turn = NO_TURN;
   // The last round's output is observed already: a run that ends before this round's answer must not keep it twice.
   run.parsed = undefined;
-  run.repairTried = false;
   if (run.nudging) {
     run.messages.push({
       role: 'user',
@@ -256,7 +255,7 @@ export function validate(host: AgentRuntime): void {
 }
 
 /** Publishes `action.parsed` for the validated calls and makes them the turn's. */
-function acceptCalls(host: AgentRuntime, run: RunState, validated: ToolCall[], repaired: RepairNote | undefined): void {
+function acceptCalls(host: AgentRuntime, run: RunState, validated: ToolCall[], repaired: RepairedNote | undefined): void {
   // Frozen from here on: the arguments a subscriber, a predicate or an approver sees are the ones that run.
   const calls = validated.map((call) => ({ ...call, args: freezeArgs(call.args) }));
   run.cause = host.publish('action.parsed', {
@@ -275,7 +274,6 @@ function acceptCalls(host: AgentRuntime, run: RunState, validated: ToolCall[], r
  */
 export function repair(host: AgentRuntime): void {
   const run = active(host);
-  run.repairTried = true;
   const { rejection } = run.turn as Extract<Turn, { kind: 'rejected' }>;
   const calls = run.parsed!.calls;
   const index = calls.findIndex((candidate) => candidate.callId === rejection.callId);
@@ -493,7 +491,6 @@ export function requestResultApproval(host: AgentRuntime): void {
         // Fail closed: a predicate that throws withholds the result.
         decideResult(host, run, entry, false, `result approval check failed: ${entry.resultGate.message}`);
       } else if (entry.resultGate === true) {
-        entry.resultRequested = true;
         entry.outputHash = stableHash(result.output);
         const { callId, name, args } = entry.call;
         host.publish('tool.result.approval.requested', { callId, name, args, output: result.output, outputHash: entry.outputHash });
@@ -714,11 +711,12 @@ export const guards = {
     const kind = active(host).turn.kind;
     return kind === 'rejected' || kind === 'malformed';
   },
+  // Once per turn by construction: `repairing` never returns to `validating`.
   repairable: (host: AgentRuntime) => {
     const run = active(host);
     // A `tool.rejected` subscriber may have aborted the run: its `aborted` is on its way, and a
     // repair now would only spend a model call on a run that is over.
-    return run.turn.kind === 'rejected' && host.config.repair !== undefined && !run.repairTried && !run.controller.signal.aborted;
+    return run.turn.kind === 'rejected' && host.config.repair !== undefined && !run.controller.signal.aborted;
   },
   needsResultApproval: (host: AgentRuntime) => {
     const turn = active(host).turn;
