@@ -45,10 +45,8 @@ export function resolveConfig(options: AgentOptions): AgentConfig {
   if (protocol !== 'xml' && protocol !== 'native') {
     throw new ConfigError(`createAgent "${name}": protocol must be 'xml' or 'native', got ${JSON.stringify(protocol)}`);
   }
-  // Checked before read_var is added: spreading a Set or a string would hide a wrong shape.
-  checkAllowedTools(options.allowedTools, name);
-  const allowedTools = memory?.tool !== undefined && options.allowedTools !== undefined ? [...options.allowedTools, READ_VAR] : options.allowedTools;
-  const allowed = resolveAllowed(allowedTools, registry.names(), name);
+  // Compact memory's read_var is allowed whatever the list says: the agent's history refers to it.
+  const allowed = resolveAllowed(options.allowedTools, registry.names(), name, memory?.tool !== undefined ? [READ_VAR] : []);
   const offered = allowed === undefined ? tools : tools.filter((tool) => allowed.has(tool.name));
   const limits: ProtocolLimits = options.limits === undefined ? DEFAULT_LIMITS : { ...DEFAULT_LIMITS, ...options.limits };
   for (const [key, value] of Object.entries(limits)) positiveInteger(value, `limits.${key}`, name);
@@ -143,20 +141,16 @@ function specsFor(tools: readonly Tool[]): readonly ToolSpec[] {
   return list;
 }
 
-function checkAllowedTools(allowedTools: unknown, agent: string): void {
-  if (allowedTools !== undefined && !Array.isArray(allowedTools)) throw new ConfigError(`createAgent "${agent}": allowedTools must be an array of tool names`);
-}
-
-function resolveAllowed(allowedTools: readonly string[] | undefined, known: string[], agent: string): ReadonlySet<string> | undefined {
+function resolveAllowed(allowedTools: readonly string[] | undefined, known: string[], agent: string, always: readonly string[]): ReadonlySet<string> | undefined {
   if (allowedTools === undefined) return undefined;
-  checkAllowedTools(allowedTools, agent);
+  if (!Array.isArray(allowedTools)) throw new ConfigError(`createAgent "${agent}": allowedTools must be an array of tool names`);
   const registered = new Set(known);
   for (const tool of allowedTools) {
     if (!registered.has(tool)) {
       throw new ConfigError(`createAgent "${agent}": allowedTools names "${tool}", which is not among its tools (${known.join(', ') || 'none'})`);
     }
   }
-  return new Set(allowedTools);
+  return new Set([...allowedTools, ...always]);
 }
 
 function resolveRetry(policy: RetryPolicy | undefined, agent: string): Required<RetryPolicy> {

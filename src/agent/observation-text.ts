@@ -158,7 +158,7 @@ function quoteResult(result: ToolResult, callId: string, options: ObservationOpt
 }
 
 /** `[image 1 of 2: image/png, 12.3 KB, ref sha256:0a1b2c3d4e5f; attached]` */
-export function imagePlaceholder(part: ImagePart, index: number, count: number, attached: boolean): string {
+function imagePlaceholder(part: ImagePart, index: number, count: number, attached: boolean): string {
   const which = count > 1 ? `image ${index} of ${count}` : 'image';
   const ref = part.sha256 === undefined ? '' : `, ref sha256:${part.sha256.slice(0, 12)}`;
   const where = attached ? 'attached' : 'not shown: this model is not sent images';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Outcome } from '../outcome.js';
+import { failure as problem, type Outcome } from '../outcome.js';
 import { deepFreeze } from './freeze-args.js';
 
 /** The image formats every provider troupe speaks to takes (Anthropic's list is the narrowest). */
@@ -285,10 +285,6 @@ function imageInfo(part: { mediaType: unknown; data: unknown; sha256?: unknown }
 
 function isImageLike(part: unknown): part is { mediaType: unknown; data: unknown; sha256?: unknown } {
   return typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'image';
-}
-
-function problem(text: string): { ok: false; problem: string } {
-  return { ok: false, problem: text };
 }
 
 function kindOf(value: unknown): string {
