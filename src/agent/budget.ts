@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { Clock } from '../bus/ids.js';
+import type { ModelRequest, ModelResponse, Provider, Usage } from '../llm/types.js';
 
 /** What a budget can cap. Every field is optional; an absent one is unlimited. */
 export type BudgetLimits = {
@@ -120,4 +121,29 @@ export function spendFrom(budgets: readonly Budget[], spend: Spend): Budget | un
   }
   for (const budget of budgets) budget.charge(spend);
   return undefined;
+}
+
+/** The spend of one model call, shared: checkpoints pass it on every deliberation. */
+export const ONE_MODEL_CALL: Spend = Object.freeze({ modelCalls: 1 });
+
+/**
+ * A model call outside the cycle (a repair's, a summary's): refused before anything is sent when
+ * its signal is aborted or a budget has no model call left (the error starts with `refusal`), and
+ * its tokens charged to the budgets once it answers.
+ */
+export async function budgetedModelCall(budgets: readonly Budget[], provider: Provider, request: ModelRequest, refusal: string): Promise<ModelResponse> {
+  request.signal.throwIfAborted();
+  const refusing = budgets.length === 0 ? undefined : spendFrom(budgets, ONE_MODEL_CALL);
+  if (refusing !== undefined) throw new Error(`${refusal}${refusing.exhausted!.message}`);
+  const response = await provider.complete(request);
+  const tokens = response?.usage?.totalTokens;
+  if (typeof tokens === 'number') for (const budget of budgets) budget.charge({ tokens });
+  return response;
+}
+
+/** Adds a response's usage to a run's. */
+export function addUsage(total: Usage, usage: Usage): void {
+  total.inputTokens += usage.inputTokens;
+  total.outputTokens += usage.outputTokens;
+  total.totalTokens += usage.totalTokens;
 }

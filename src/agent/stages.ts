@@ -18,7 +18,7 @@ import type { RepairContext, RepairedCall } from './agent-options.js';
 import { IMAGES_FOLLOW, callImages, describeCall, observationText, repairNote, wrapObservation, type ObservationOptions, type ObservedCall, type RepairedNote, type TurnOutcome } from './observation-text.js';
 import type { RunState, Turn, TurnCall } from './run-state.js';
 import { hashKey, stableHash, stableKey } from './stable-key.js';
-import { spendFrom, type Spend } from './budget.js';
+import { addUsage, budgetedModelCall, ONE_MODEL_CALL, spendFrom, type Spend } from './budget.js';
 
 /**
  * The stages the machine names, as functions of the runtime. Only `deliberate`, the approval
@@ -56,7 +56,6 @@ const STATE_CHANGES = Object.freeze(
   ),
 ) as Readonly<Record<AgentStateName, Readonly<Record<AgentStateName, TroupeEvents['agent.state']>>>>;
 
-const ONE_MODEL_CALL: Spend = Object.freeze({ modelCalls: 1 });
 const NO_TURN: RunState['turn'] = Object.freeze({ kind: 'none' });
 
 /** Asks the model for the next turn; reports `model.responded` or `model.failed`. */
@@ -144,9 +143,7 @@ function ask(host: AgentRuntime, run: RunState, request: ModelRequest): void {
     // The model has now answered the last observation (a brain reads it from the run until here).
     run.observation = undefined;
     if (response.usage !== undefined) {
-      run.usage.inputTokens += response.usage.inputTokens;
-      run.usage.outputTokens += response.usage.outputTokens;
-      run.usage.totalTokens += response.usage.totalTokens;
+      addUsage(run.usage, response.usage);
       for (const budget of host.config.budgets) budget.charge({ tokens: response.usage.totalTokens });
     }
     const data: TroupeEvents['llm.response'] = {
@@ -352,21 +349,12 @@ async function repairModelCall(
   messages: ChatMessage[],
   options: { provider?: Provider; maxTokens?: number } = {},
 ): Promise<ModelResponse> {
-  // Refused before anything is spent: an aborted run makes no more model calls.
+  // Refused at once, before anything is spent: an aborted run makes no more model calls.
   run.controller.signal.throwIfAborted();
-  const { budgets } = host.config;
-  const refusing = budgets.length === 0 ? undefined : spendFrom(budgets, ONE_MODEL_CALL);
-  if (refusing !== undefined) throw new Error(refusing.exhausted!.message);
-  const provider = options.provider ?? host.config.provider;
   const request: ModelRequest = { messages, signal: run.controller.signal, round: run.round, agent: host.name };
   if (options.maxTokens !== undefined) request.maxTokens = options.maxTokens;
-  const response = await provider.complete(request);
-  if (response?.usage !== undefined && host.current === run) {
-    run.usage.inputTokens += response.usage.inputTokens;
-    run.usage.outputTokens += response.usage.outputTokens;
-    run.usage.totalTokens += response.usage.totalTokens;
-    for (const budget of budgets) budget.charge({ tokens: response.usage.totalTokens });
-  }
+  const response = await budgetedModelCall(host.config.budgets, options.provider ?? host.config.provider, request, '');
+  if (response?.usage !== undefined && host.current === run) addUsage(run.usage, response.usage);
   return response;
 }
 

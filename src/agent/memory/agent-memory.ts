@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { CallRecord, TroupeEvents } from '../../bus/events.js';
 import { ConfigError } from '../../errors.js';
 import type { ChatMessage, ModelRequest } from '../../llm/types.js';
-import { spendFrom, type Budget } from '../budget.js';
+import { budgetedModelCall, type Budget } from '../budget.js';
 import type { RunState } from '../run-state.js';
 import { dropOldest, type CompactionPolicy, type CompactionRequest, type CompactionResult, type MemoryTurn } from './compaction.js';
 import { compactTurn, LOG_MARK, type ChainCall, type ChainStep, type CompactLimits } from './compact-turn.js';
@@ -68,7 +68,6 @@ export type MemoryHost = {
 };
 
 const DEFAULT_MAX_TOKENS = 16_000;
-const ONE_MODEL_CALL = Object.freeze({ modelCalls: 1 });
 const DEFAULT_PREVIEW_CHARS = 200;
 
 /**
@@ -279,16 +278,10 @@ export class Memory implements AgentMemory {
       countTokens: (messages) => countMessageTokens(messages, this.count),
       agent: host.name,
       signal,
-      complete: async (provider, messages, options = {}) => {
-        signal.throwIfAborted();
-        const refusing = host.budgets.length === 0 ? undefined : spendFrom(host.budgets, ONE_MODEL_CALL);
-        if (refusing !== undefined) throw new Error(`compaction refused a model call: ${refusing.exhausted!.message}`);
+      complete: (provider, messages, options = {}) => {
         const call: ModelRequest = { messages, signal, round: 1, agent: host.name };
         if (options.maxTokens !== undefined) call.maxTokens = options.maxTokens;
-        const response = await provider.complete(call);
-        const tokens = response?.usage?.totalTokens;
-        if (typeof tokens === 'number') for (const budget of host.budgets) budget.charge({ tokens });
-        return response;
+        return budgetedModelCall(host.budgets, provider, call, 'compaction refused a model call: ');
       },
     };
     const apply = (result: CompactionResult | undefined, error?: unknown): void => {
