@@ -533,12 +533,8 @@ export function dispatch(host: AgentRuntime): void {
   const onResults = (results: CallResult[]): void => {
     if (host.current !== run || run.finished) return;
     turn.results = results;
-    if (run.controller.signal.aborted) {
-      recordCalls(run, turn.calls);
-      host.send(run, 'aborted');
-    } else {
-      host.send(run, 'dispatch.settled');
-    }
+    // Aborted: `finish` records the calls that ran, as it does for results held for approval.
+    host.send(run, run.controller.signal.aborted ? 'aborted' : 'dispatch.settled');
   };
   const onFailure = (error: unknown): void => {
     run.error = `dispatch failed: ${error instanceof Error ? error.message : String(error)}`;
@@ -665,7 +661,7 @@ function recordCalls(run: RunState, entries: TurnCall[]): ObservedCall[] {
 export function finish(host: AgentRuntime): void {
   const run = host.current;
   if (run === undefined) return;
-  // Aborted while results waited for approval: the calls ran, and the history says so.
+  // Aborted during dispatch, or while results waited for approval: the calls ran, and the history says so.
   if (run.turn.kind === 'calls' && run.turn.results !== undefined) recordCalls(run, run.turn.calls);
   if (run.controller.signal.aborted) return host.settle(run, 'aborted');
   if (run.budgetRefusal !== undefined) return host.settle(run, 'budget');
