@@ -15,9 +15,9 @@ import { withChange } from './world-path.js';
  */
 
 /**
- * What `GET /state` answers. `initialWorld` is optional: in log mode it is the world before the
- * first event, which the scrubber starts from (without it, from an empty world). `started` and
- * `stopped` are the scene's own word, for when the history no longer holds `scene.started`.
+ * What `GET /state` answers. `started` and `stopped` are the scene's own word, for when the
+ * history no longer holds `scene.started`. A replay from the start (the scrubber) begins with an
+ * empty world: `scene.started` brings the world the scene started from.
  *
  * @typedef {{
  *   mode: 'live' | 'log',
@@ -30,7 +30,6 @@ import { withChange } from './world-path.js';
  *   agents: { name: string, state: string }[],
  *   world: unknown,
  *   tick: number,
- *   initialWorld?: unknown,
  * }} Snapshot
  */
 
@@ -65,15 +64,12 @@ import { withChange } from './world-path.js';
 export const TIMELINE_KEEP = 6000;
 
 /**
- * The clock's mode, whether `/state` gives it as a string or as `{ mode }`.
+ * The clock's mode as `/state` gives it (null for a log, which has no clock to speak of).
  *
  * @param {unknown} clock
  */
 function clockModeOf(clock) {
-  if (typeof clock === 'string') return clock;
-  if (typeof clock === 'object' && clock !== null && 'mode' in clock) return String(clock.mode);
-  // A log has no clock to speak of.
-  return '–';
+  return typeof clock === 'string' ? clock : '–';
 }
 
 /**
@@ -105,7 +101,7 @@ export function createModel(snapshot, options = {}) {
     gaps: 0,
     missed: 0,
     agents: new Map(),
-    world: fromStart ? (snapshot.initialWorld ?? {}) : (snapshot.world ?? {}),
+    world: fromStart ? {} : (snapshot.world ?? {}),
     approvals: new Map(),
     transcript: createTranscript(),
     timeline: [],
