@@ -225,10 +225,12 @@ async function readEvents(body, handlers) {
  */
 function eventFilter(filter) {
   if (filter === undefined) return () => true;
+  // The rules of `patternMatcher` (src/bus/pattern-match.ts), which this page cannot import: `'*'`,
+  // `'prefix.*'`, and anything else an exact type.
   const patterns = filter.types ?? ['*'];
-  const exact = new Set(patterns.filter((pattern) => !pattern.endsWith('*')));
-  const prefixes = patterns.filter((pattern) => pattern.endsWith('.*')).map((pattern) => pattern.slice(0, -1));
   const all = patterns.includes('*');
+  const prefixes = patterns.filter((pattern) => pattern.endsWith('.*')).map((pattern) => pattern.slice(0, -1));
+  const exact = new Set(patterns.filter((pattern) => pattern !== '*' && !pattern.endsWith('.*')));
   return (event) => {
     if (filter.agent !== undefined && event.agent !== filter.agent) return false;
     if (filter.scene !== undefined && event.scene !== filter.scene) return false;
