@@ -8,6 +8,9 @@ export type EventMeta = { agent?: string; scene?: string; cause?: string };
 /** Narrows a subscription to one agent and/or one scene. */
 export type EventFilter = { agent?: string; scene?: string };
 
+/** Publishes one event on someone's behalf: an agent binds its name, scene and cause. */
+export type Publish = <K extends EventType>(type: K, data: TroupeEvents[K]) => Envelope<K>;
+
 /** Stops a subscription. Calling it twice is harmless. */
 export type Unsubscribe = () => void;
 

@@ -1,14 +1,29 @@
 import type { AgentStateName } from '../../machines/agent.machine.js';
-import type { Args, CallRejection, Issue, MalformedCategory, ProtocolCategory, RejectionCode } from '../protocol/types.js';
-import type { ToolFailure } from '../tools/types.js';
-import type { ResultPartInfo } from '../tools/result-parts.js';
-import type { BudgetKind } from '../agent/budget.js';
-import type { JsonValue } from '../scene/world-types.js';
-import type { FinishReason as ModelFinishReason, NativeToolCall, ProviderErrorKind, Usage } from '../llm/types.js';
+import type {
+  Args,
+  BudgetKind,
+  CallRejection,
+  FinishReason as ModelFinishReason,
+  Issue,
+  JsonValue,
+  MalformedCategory,
+  NativeToolCall,
+  ProtocolCategory,
+  ProviderErrorKind,
+  RejectionCode,
+  RepairedCallView,
+  RepairSource,
+  ResultPartInfo,
+  RunReason,
+  RunStats,
+  ToolFailure,
+  TriggerReason,
+  Usage,
+} from './event-data.js';
 
 /**
- * The event catalogue (DESIGN.md §4): every bus event's type and data. No other file declares an
- * event. Bump `CATALOGUE_VERSION` when a change is not backwards compatible for readers.
+ * The event catalogue: every bus event's type and data. No other file declares an event. Bump
+ * `CATALOGUE_VERSION` when a change is not backwards compatible for readers.
  *
  * Version history:
  * - 1: the initial catalogue.
@@ -16,45 +31,7 @@ import type { FinishReason as ModelFinishReason, NativeToolCall, ProviderErrorKi
 export const CATALOGUE_VERSION = 1;
 
 export type { AgentStateName };
-
-/** A call before or after repair: its tool name and arguments (loose before, validated after). */
-export type RepairedCallView = { name: string; args: Readonly<Record<string, unknown>> };
-
-/** Who repaired: the agent's repair function alone, or one that asked a model. */
-export type RepairSource = 'function' | 'model';
-
-/** Why a run ended. */
-export type RunReason = 'final_answer' | 'max_rounds' | 'turn_ended' | 'budget' | 'aborted' | 'error';
-
-/** One call of a run, for stats and the finished event (seed 004's toolCallHistory). */
-export type CallRecord = {
-  callId: string;
-  name: string;
-  round: number;
-  /** `result_rejected`: the call ran, but its result was withheld from the model. */
-  outcome: 'completed' | 'failed' | 'rejected' | 'denied' | 'aborted' | 'result_rejected';
-  durationMs: number;
-  attempts: number;
-};
-
-/** Totals of a run. */
-export type RunStats = {
-  rounds: number;
-  /** Calls dispatched (completed or failed). */
-  calls: number;
-  corrections: number;
-  /** Rejected calls the agent's `repair` fixed, so they ran. */
-  repairs: number;
-  durationMs: number;
-  usage: Usage;
-  history: CallRecord[];
-};
-
-/**
- * Why a scene agent deliberates: the scene started, an event it subscribes to, a timer, speech or
- * a message from another agent, its round-robin turn, or the tick of an every-tick scene.
- */
-export type TriggerReason = 'start' | 'event' | 'timer' | 'message' | 'turn' | 'tick';
+export type { CallRecord, RepairedCallView, RepairSource, RunReason, RunStats, TriggerReason } from './event-data.js';
 
 export type TroupeEvents = {
   'agent.spawned': { name: string; tools: string[]; protocol: 'xml' | 'native' };

@@ -1,10 +1,10 @@
-/** The provider contract: one deliberation in, one model turn out. */
+/** The provider contract: one deliberation in, one model reply out. */
+import type { FinishReason, ImageMediaType, NativeToolCall, Usage } from '../bus/event-data.js';
 
-/** A native function call as the provider returned it: `arguments` is raw JSON text. */
-export type NativeToolCall = { id: string; name: string; arguments: string };
+export type { FinishReason, NativeToolCall, ProviderErrorKind, Usage } from '../bus/event-data.js';
 
 /** An image sent to the model with a message: checked bytes of a format every provider takes. */
-export type MessageImage = { data: Uint8Array; mediaType: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' };
+export type MessageImage = { data: Uint8Array; mediaType: ImageMediaType };
 
 /**
  * The conversation, provider-neutral (seed 001's ChatMessage union). `images` ride along with
@@ -32,12 +32,6 @@ export type ProviderAccepts = {
 export type ToolSpec = { name: string; description: string; parameters: Record<string, unknown> };
 
 export type ToolChoice = 'auto' | 'required' | 'none';
-
-/** Token counts for one model call, or summed over a run. */
-export type Usage = { inputTokens: number; outputTokens: number; totalTokens: number };
-
-/** How a model turn ended. `stop_sequence` carries the sequence the provider stripped. */
-export type FinishReason = 'stop' | 'length' | 'stop_sequence' | 'tool_calls' | 'content_filter' | 'refusal' | 'error';
 
 export type ModelRequest = {
   messages: readonly ChatMessage[];
@@ -88,14 +82,3 @@ export type Provider = {
   stream?(request: ModelRequest): AsyncIterable<StreamEvent>;
 };
 
-/** Why a provider call failed. */
-export type ProviderErrorKind =
-  | 'rate_limit'
-  | 'server'
-  | 'network'
-  | 'timeout'
-  | 'auth'
-  | 'bad_request'
-  | 'aborted'
-  | 'script'
-  | 'unknown';

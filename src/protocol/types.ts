@@ -1,33 +1,17 @@
 /**
- * The vocabulary of PROTOCOL.md: categories, limits, and the shapes a model's output takes on its
- * way from text to validated calls.
+ * The protocol's vocabulary: categories, limits, and the shapes a model's output takes on its way
+ * from text to validated calls.
  */
-
-/** Problems with the block as a whole; published as `action.malformed`. */
-export type MalformedCategory =
-  | 'unclosed_action'
-  | 'multiple_action_blocks'
-  | 'action_in_code_fence'
-  | 'empty_action'
-  | 'malformed_xml'
-  | 'malformed_call'
-  | 'attributes_not_supported'
-  | 'doctype_forbidden'
-  | 'invalid_character'
-  | 'limit_exceeded'
-  | 'duplicate_call_id';
-
-/** Problems with one call; published as `tool.rejected`. */
-export type CallCategory =
-  | 'unknown_tool'
-  | 'not_permitted'
-  | 'validation_error'
-  | 'duplicate_param'
-  | 'invalid_arguments_json'
-  | 'forbidden_name';
-
-/** Every category of PROTOCOL.md (except `tool_schema_rejected`, which throws at registration). */
-export type ProtocolCategory = MalformedCategory | CallCategory;
+export type {
+  Args,
+  CallCategory,
+  CallRejection,
+  Issue,
+  MalformedCategory,
+  ProtocolCategory,
+  RejectionCode,
+} from '../bus/event-data.js';
+import type { Args, MalformedCategory } from '../bus/event-data.js';
 
 /** Configurable limits (PROTOCOL.md rules 6 and 8); defaults in `DEFAULT_LIMITS`. */
 export type ProtocolLimits = {
@@ -87,39 +71,6 @@ export type ParsedOutput = {
   trailing?: string;
   problem?: MalformedProblem;
 };
-
-/** One problem with one call, worded for the model. */
-export type Issue = {
-  category: ProtocolCategory;
-  message: string;
-  /** JSON pointer into the arguments (`/players/0/id`), when the problem is inside them. */
-  path?: string;
-  /** The AJV keyword (`type`, `required`, `enum`, …) for `validation_error`. */
-  keyword?: string;
-  /** The argument or tool name concerned. */
-  property?: string;
-  /** What is allowed instead (tool names, parameter names, enum values, a type). */
-  allowed?: string[];
-  /** The nearest allowed name, when one is close enough to be a likely typo. */
-  suggestion?: string;
-};
-
-/** The coarse rejection codes of the bus (DESIGN.md §4). */
-export type RejectionCode = 'unknown_tool' | 'not_permitted' | 'invalid_arguments' | 'denied';
-
-/** A call that was refused before running; published as `tool.rejected`. */
-export type CallRejection = {
-  callId: string;
-  name: string;
-  code: RejectionCode;
-  category: ProtocolCategory | 'denied';
-  issues: Issue[];
-  message: string;
-  suggestion?: string;
-};
-
-/** Validated arguments: plain JSON data, frozen before a tool sees it. */
-export type Args = Readonly<Record<string, unknown>>;
 
 /** A call that passed every check and may be dispatched. */
 export type ToolCall = { callId: string; name: string; args: Args };

@@ -1,5 +1,6 @@
-/** Plain JSON: what the world and private state hold. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+import type { JsonValue } from '../bus/event-data.js';
+
+export type { JsonValue } from '../bus/event-data.js';
 
 /**
  * A place in the world: dot-separated keys (`'tavern.stock.ale'`, array indexes as digits), or the

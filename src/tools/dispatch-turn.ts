@@ -1,6 +1,6 @@
 import pLimit, { type LimitFunction } from 'p-limit';
-import type { Bus } from '../bus/bus.js';
-import type { Envelope, EventType, TroupeEvents } from '../bus/events.js';
+import type { Bus, Publish } from '../bus/bus.js';
+import type { Envelope } from '../bus/events.js';
 import type { Args, ToolCall } from '../protocol/types.js';
 import { createToolLimiters, type ToolLimiters } from './acquire-slot.js';
 import { createDispatchStats, type DispatchStats } from './dispatch-stats.js';
@@ -8,6 +8,7 @@ import { runCall, type TurnContext } from './run-call.js';
 import { StopScope } from './stop-scope.js';
 import type { Tool, ToolFailure } from './types.js';
 
+export type { Publish } from '../bus/bus.js';
 // The dispatcher's companions, importable from one place.
 export { createToolLimiters, type ToolLimiters } from './acquire-slot.js';
 export { createDispatchStats, type DispatchStats } from './dispatch-stats.js';
@@ -24,9 +25,6 @@ export const DEFAULT_TURN_CONCURRENCY = 8;
 export type CallResult =
   | { callId: string; name: string; args: Args; status: 'completed'; output: unknown; durationMs: number; attempts: number }
   | { callId: string; name: string; args: Args; status: 'failed'; error: ToolFailure; durationMs: number; attempts: number };
-
-/** Publishes one event; the agent binds `bus.publish` with its agent, scene and cause. */
-export type Publish = <K extends EventType>(type: K, data: TroupeEvents[K]) => Envelope<K>;
 
 /** The options of `dispatchTurn`: where it reports, what stops it, and its limits. */
 export type DispatchOptions = {

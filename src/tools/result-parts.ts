@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { failure as problem, type Outcome } from '../outcome.js';
 import { deepFreeze } from './freeze-args.js';
+import type { ImageMediaType, ResultPartInfo } from '../bus/event-data.js';
 
-/** The image formats every provider troupe speaks to takes (Anthropic's list is the narrowest). */
-export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+export type { ImageMediaType, ResultPartInfo } from '../bus/event-data.js';
 
 /** Text for the model, quoted into the observation like a string output. */
 export type TextPart = { type: 'text'; text: string };
@@ -32,12 +32,6 @@ export interface ToolResult {
    */
   toJSON(): { parts: unknown[] };
 }
-
-/** What `tool.completed.parts` says of each part: sizes and kinds, never bytes. */
-export type ResultPartInfo =
-  | { type: 'text'; chars: number }
-  | { type: 'json'; chars: number }
-  | { type: 'image'; mediaType: ImageMediaType; bytes: number; sha256: string };
 
 /** The limits a rich result must keep; a result past one fails the call (`tool.failed`). */
 export const RESULT_LIMITS = Object.freeze({

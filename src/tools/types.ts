@@ -4,20 +4,10 @@ import type { Args, ToolCall } from '../protocol/types.js';
 import type { ToolLimiters } from './acquire-slot.js';
 import type { CallResult } from './dispatch-turn.js';
 
+export type { ToolErrorKind, ToolFailure } from '../bus/event-data.js';
+
 /** A JSON Schema object as plain data. Tool parameters must be `{ type: 'object', … }`. */
 export type JsonSchema = { [key: string]: unknown };
-
-/** Why a tool call failed (DESIGN.md §2). */
-export type ToolErrorKind = 'execution' | 'timeout' | 'network' | 'permission' | 'not_found' | 'aborted' | 'unknown';
-
-/** A tool failure as the bus and the model see it. */
-export type ToolFailure = {
-  kind: ToolErrorKind;
-  message: string;
-  retryable: boolean;
-  /** What the model could do about it ("check the path exists"), when troupe can tell. */
-  hint?: string;
-};
 
 /** How a failing call is retried. Writers retry only when the tool is `idempotent`. */
 export type RetryPolicy = {
