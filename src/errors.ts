@@ -64,3 +64,16 @@ export class SceneError extends TroupeError {
     super('scene_state', message);
   }
 }
+
+/**
+ * The message of anything thrown: an Error's message, else the value as text. Never throws, even
+ * for a value whose `toString` does.
+ */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  try {
+    return String(error);
+  } catch {
+    return '(a thrown value that cannot be printed)';
+  }
+}

@@ -8,7 +8,8 @@ import type { Args, CallRejection, Issue, ProtocolLimits } from '../protocol/typ
 import type { SessionLog } from '../record/session-log.js';
 import type { Budget, BudgetLimits } from './budget.js';
 import type { AgentMemory, MemoryOptions } from './memory/agent-memory.js';
-import type { ObservedCall } from './observation-text.js';
+import type { AgentSnapshot } from './run/agent-snapshot.js';
+import type { PendingObservation } from './run/run-state.js';
 import type { JsonSchema, LooseArgs, RetryPolicy, Tool } from '../tools/types.js';
 
 /** The options of `createAgent` (DESIGN.md §8). */
@@ -76,6 +77,11 @@ export type AgentOptions = {
    * default) every run starts from the system prompt and its input alone. `true` takes the defaults.
    */
   memory?: MemoryOptions | boolean;
+  /**
+   * Seeds the agent's random numbers (retry jitter; a scene member's brain draws from them too),
+   * so that a scripted run repeats exactly. Default: a seed drawn when they are first needed.
+   */
+  seed?: number;
 };
 
 /** What `onBeforeModel` is told about the call it may rewrite. */
@@ -135,13 +141,7 @@ export type RunOptions = {
   images?: readonly MessageImage[];
 };
 
-/** An observation the model has not seen yet: the last round's outcome at the end of a turn. */
-export type PendingObservation = {
-  text: string;
-  ok: boolean;
-  /** The round's calls with their results, for scripted brains. */
-  calls: readonly ObservedCall[];
-};
+export type { PendingObservation } from './run/run-state.js';
 
 /** What `agent.run` resolves with. It never rejects for the model's mistakes. */
 export type RunResult = {
@@ -209,4 +209,32 @@ export type Agent = {
   close(): Promise<void>;
   /** The history kept between runs, when the agent has the `memory` option; else `undefined`. */
   readonly memory: AgentMemory | undefined;
+  /**
+   * The agent as plain data: the run in progress (if any) with its calls, decisions, results and
+   * messages, the memory and the seeded generator; versioned, and unchanged by
+   * `JSON.parse(JSON.stringify(snapshot))`. Take it between steps — from a timer, a microtask or
+   * an awaited point, not from inside a bus subscriber, which runs in the middle of one (that
+   * throws `TroupeError` `agent_busy`).
+   */
+  snapshot(): AgentSnapshot;
+  /**
+   * Continues from a snapshot in this agent, made with the same options: restores the memory and
+   * the generator, and the run in progress, whose work is taken up again (the model asked again,
+   * calls without a result run, pending approvals wait for `approve`/`deny` here). Resolves with
+   * that run's result, or `undefined` when the snapshot was taken between runs. Throws
+   * `TroupeError` (`invalid_config`) for a snapshot of another agent or version, or when this
+   * agent has a run of its own.
+   */
+  resume(snapshot: AgentSnapshot, options?: ResumeOptions): Promise<RunResult | undefined>;
+};
+
+/** Options of `agent.resume`. */
+export type ResumeOptions = {
+  /** Aborts the continued run like `agent.abort()`. */
+  signal?: AbortSignal;
+  /**
+   * Publish again the approval requests that were waiting (default false). A process that
+   * crashed needs this: whoever decides never saw the old agent's requests answered.
+   */
+  requestAgain?: boolean;
 };

@@ -1,75 +1,43 @@
 import { getEventListeners } from 'node:events';
-import type { LimitFunction } from 'p-limit';
-import type { Logger } from 'pino';
+import pLimit from 'p-limit';
+import { xoroshiro128plus, xoroshiro128plusFromState } from 'pure-rand/generator/xoroshiro128plus';
 import type { AgentMachineContext, AgentMachineEvent, AgentStateName } from '../../machines/agent.machine.js';
-import type { Bus, EventMeta } from '../bus/bus.js';
-import type { Envelope, EventType, RunReason, TroupeEvents } from '../bus/events.js';
-import { TroupeError } from '../errors.js';
+import type { Bus, EventMeta, Publish } from '../bus/bus.js';
+import type { RunReason } from '../bus/event-data.js';
+import type { Envelope, EventType, TroupeEvents } from '../bus/events.js';
+import { errorMessage, TroupeError } from '../errors.js';
+import type { ChatMessage } from '../llm/types.js';
+import { createToolLimiters } from '../tools/acquire-slot.js';
 import { checkInputImages } from '../tools/result-parts.js';
-import type { ChatMessage, ModelRequest, Provider, ToolChoice, ToolSpec } from '../llm/types.js';
-import type { Args, ProtocolLimits } from '../protocol/types.js';
-import type { SessionLog } from '../record/session-log.js';
-import type { Registry } from '../tools/registry.js';
-import type { RetryPolicy } from '../tools/types.js';
-import type { Agent, AgentOptions, PendingApproval, PendingResultApproval, RepairFunction, RunOptions, RunResult } from './agent-options.js';
-import type { Budget } from './budget.js';
-import type { AgentMemory, Memory } from './memory/agent-memory.js';
-import type { Publish } from './call-model.js';
-import { stableKey } from './stable-key.js';
-import type { RunState } from './run-state.js';
-import * as stages from './stages.js';
+import type { AgentConfig } from './agent-config.js';
+import type { Agent, PendingApproval, PendingResultApproval, ResumeOptions, RunOptions, RunResult } from './agent-options.js';
+import { approvalControls } from './approval-controls.js';
 import type { FlatMachine } from './flat-machine.js';
+import type { AgentMemory } from './memory/agent-memory.js';
+import { readSnapshot, writeSnapshot, type AgentSnapshot } from './run/agent-snapshot.js';
+import { newRunState, type RunState } from './run/run-state.js';
+import { continueRun } from './stages/continue-run.js';
+import type { StageEvent, StagePort } from './stages/stage-port.js';
 
-/** Everything an agent needs that does not change between runs. */
-export type AgentConfig = {
-  name: string;
-  bus: Bus;
-  provider: Provider;
-  registry: Registry;
-  allowed: ReadonlySet<string> | undefined;
-  protocol: 'xml' | 'native';
-  systemPrompt: string;
-  /** The system prompt as the first message of every run (one frozen object), if there is one. */
-  systemMessage: ChatMessage | undefined;
-  toolSpecs: readonly ToolSpec[] | undefined;
-  limits: ProtocolLimits;
-  maxRounds: number;
-  maxCorrections: number;
-  scene?: string;
-  /** The global tool limiter: shared when the host gave one, else made at the first dispatch. */
-  limiter: LimitFunction | undefined;
-  concurrency: number;
-  toolLimiters: Map<string, LimitFunction> | undefined;
-  modelRetry: Required<RetryPolicy>;
-  toolTimeoutMs: number;
-  maxObservationChars: number;
-  log: SessionLog | undefined;
-  ownsLog: boolean;
-  logger: Logger;
-  temperature: number | undefined;
-  stream: boolean;
-  toolChoice: ToolChoice;
-  maxTokens: number | undefined;
-  /** Checked before every model call and every turn's tool calls: the agent's, then its scene's. */
-  budgets: readonly Budget[];
-  onBeforeModel: AgentOptions['onBeforeModel'];
-  repair: RepairFunction | undefined;
-  /** The history kept between runs, with the `memory` option. */
-  memory?: Memory;
-};
+/** The live parts of a run, beside its plain state: its signal, and whom to tell when it ends. */
+type RunHandles = { controller: AbortController; resolve: (result: RunResult) => void; detach: (() => void) | undefined };
 
 /**
  * The live agent: an actor in the actor-model sense (it takes one message at a time from its
  * mailbox) whose behaviour is the agent statechart, compiled once for all agents. It owns the
- * current run and implements the stages the machine names. Methods live on the prototype, and an
- * idle agent holds only the name of its state, so ten thousand agents stay cheap.
+ * current run's state and its live handles, steps the machine, and is the port through which the
+ * stages publish, report and wait. Methods live on the prototype, and an idle agent holds little
+ * more than the name of its state, so ten thousand agents stay cheap.
  */
-export class AgentRuntime implements Agent {
+export class AgentRuntime implements Agent, StagePort {
   readonly config: AgentConfig;
+  /** The state last published in `agent.state`. */
   state: AgentStateName = 'idle';
+  /** The run in progress, as plain data. */
   current: RunState | undefined;
-  /** The machine's current state (`state` is what was last published). */
+  /** The machine's own state (`state` is what was last published). */
   private at: string;
+  private handles: RunHandles | undefined;
   private readonly context: AgentMachineContext;
   /** Events sent while a transition runs (by a stage or a subscriber), taken in order after it. */
   private mailbox: AgentMachineEvent[] | undefined;
@@ -79,6 +47,13 @@ export class AgentRuntime implements Agent {
   private readonly machine: FlatMachine<AgentMachineContext>;
   /** Reused for every event this agent publishes: the bus copies what it needs. */
   private readonly meta: EventMeta;
+  private boundPublish: Publish | undefined;
+  private ownLimiters: ReturnType<StagePort['limiters']> | undefined;
+  private generator: ReturnType<typeof xoroshiro128plus> | undefined;
+  // Node 20 makes AbortSignals expensive (~7 % of a run). A run that ended unaborted, with no
+  // listener left on its signal, hands its controller to the next run of this agent.
+  private spare: AbortController | undefined;
+  private reuses = 0;
 
   constructor(config: AgentConfig, machine: FlatMachine<AgentMachineContext>) {
     this.config = config;
@@ -86,11 +61,7 @@ export class AgentRuntime implements Agent {
     this.context = { host: this };
     this.meta = config.scene === undefined ? { agent: config.name } : { agent: config.name, scene: config.scene };
     this.at = machine.start(this.context);
-    this.publish('agent.spawned', {
-      name: config.name,
-      tools: config.registry.names(),
-      protocol: config.protocol,
-    });
+    this.publish('agent.spawned', { name: config.name, tools: config.registry.names(), protocol: config.protocol });
   }
 
   get name(): string {
@@ -122,10 +93,7 @@ export class AgentRuntime implements Agent {
    * errors `run` rejects with.
    */
   runWith(input: string, options: RunOptions, done: (result: RunResult) => void): void {
-    if (this.closed) throw new TroupeError('invalid_config', `agent "${this.name}" is closed`);
-    if (this.current !== undefined) {
-      throw new TroupeError('agent_busy', `agent "${this.name}" is already running; await its run or abort it first`);
-    }
+    this.assertFree('run');
     if (typeof input !== 'string') throw new TroupeError('invalid_config', 'agent.run(input) takes a string');
     const { rounds } = options;
     if (rounds !== undefined && (!Number.isSafeInteger(rounds) || rounds < 1)) {
@@ -141,96 +109,51 @@ export class AgentRuntime implements Agent {
     }
     const messages: ChatMessage[] = system === undefined ? [user] : [system, user];
     this.config.memory?.begin(messages);
-    const run: RunState = {
-      number: ++this.runs,
-      controller: this.takeController(),
-      resolve: done,
-      messages,
-      startedAt: this.config.bus.clock(),
-      round: 0,
-      corrections: 0,
-      repairs: 0,
-      nudging: false,
-      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-      history: [],
-      dispatched: 0,
-      turn: { kind: 'none' },
-      text: '',
-      finished: false,
-    };
-    if (rounds !== undefined) run.turnRounds = rounds;
+    const run = newRunState(++this.runs, messages, this.now());
+    if (rounds !== undefined) run.roundLimit = rounds;
     if (options.cause !== undefined) run.cause = options.cause;
-    this.current = run;
-    const external = options.signal;
-    if (external?.aborted) {
-      run.error = 'aborted before it started';
-      run.controller.abort(external.reason);
-    } else if (external !== undefined) {
-      const onAbort = (): void => this.abortRun(run, 'aborted by the caller');
-      external.addEventListener('abort', onAbort, { once: true });
-      // A caller may pass one long-lived signal to many runs: leave no listener behind.
-      run.detach = () => external.removeEventListener('abort', onAbort);
-    }
+    this.begin(run, done, options.signal);
     this.step(EVENTS.run);
   }
 
   pendingApprovals(): PendingApproval[] {
-    const turn = this.current?.turn;
-    if (this.state !== 'awaitingApproval' || turn?.kind !== 'calls') return [];
-    return turn.calls
-      .filter((entry) => entry.argsKey !== undefined && entry.decision === undefined)
-      .map(({ call, argsHash }) => ({ callId: call.callId, name: call.name, args: call.args, argsHash: argsHash! }));
+    return approvalControls.pendingCalls(this.current, this.state);
   }
 
-  approve(callId: string, options: { args?: Args; argsHash?: string } = {}): boolean {
-    const entry = this.pendingEntry(callId, 'approve');
-    if (entry === undefined) return false;
-    if (options.args !== undefined && stableKey(options.args) !== entry.argsKey) {
-      this.config.logger.warn({ agent: this.name, callId }, 'approval refused: arguments differ from the request');
-      return false;
-    }
-    if (options.argsHash !== undefined && options.argsHash !== entry.argsHash) {
-      this.config.logger.warn({ agent: this.name, callId }, 'approval refused: argsHash is not the request\'s');
-      return false;
-    }
-    return stages.decide(this, this.current!, entry, true, 'approved');
+  approve(callId: string, options: { args?: TroupeEvents['tool.started']['args']; argsHash?: string } = {}): boolean {
+    return approvalControls.approve(this.controlled(), callId, options);
   }
 
   deny(callId: string, reason = 'denied by the operator'): boolean {
-    checkReason(reason, 'deny');
-    const entry = this.pendingEntry(callId, 'deny');
-    if (entry === undefined) return false;
-    return stages.decide(this, this.current!, entry, false, reason);
+    return approvalControls.deny(this.controlled(), callId, reason);
   }
 
   pendingResultApprovals(): PendingResultApproval[] {
-    const turn = this.current?.turn;
-    if (this.state !== 'awaitingResultApproval' || turn?.kind !== 'calls') return [];
-    return stages
-      .heldResults(turn)
-      .filter(({ entry }) => entry.outputHash !== undefined && entry.resultDecision === undefined)
-      .map(({ entry, result }) => ({ callId: entry.call.callId, name: entry.call.name, args: entry.call.args, output: result.output, outputHash: entry.outputHash! }));
+    return approvalControls.pendingResults(this.current, this.state);
   }
 
   approveResult(callId: string, options: { outputHash?: string } = {}): boolean {
-    const entry = this.pendingResult(callId, 'approveResult');
-    if (entry === undefined) return false;
-    if (options.outputHash !== undefined && options.outputHash !== entry.outputHash) {
-      this.config.logger.warn({ agent: this.name, callId }, 'result approval refused: outputHash is not the request\'s');
-      return false;
-    }
-    return stages.decideResult(this, this.current!, entry, true, 'approved');
+    return approvalControls.approveResult(this.controlled(), callId, options);
   }
 
   rejectResult(callId: string, reason = 'rejected by the operator'): boolean {
-    checkReason(reason, 'rejectResult');
-    const entry = this.pendingResult(callId, 'rejectResult');
-    if (entry === undefined) return false;
-    return stages.decideResult(this, this.current!, entry, false, reason);
+    return approvalControls.rejectResult(this.controlled(), callId, reason);
   }
 
   abort(reason = 'aborted'): void {
-    if (this.current !== undefined) this.abortRun(this.current, reason);
+    const run = this.current;
+    const controller = this.handles?.controller;
+    if (run === undefined || controller === undefined || run.finished || controller.signal.aborted) return;
+    run.error = reason;
+    controller.abort(new DOMException(reason, 'AbortError'));
+    // A dispatch in flight settles promptly on abort (its signals fire), and reports its calls
+    // first. Anywhere else the run ends right after the caller returns: when the caller is a bus
+    // subscriber, the event it is handling reaches every subscriber before `agent.finished`.
+    if (this.state !== 'dispatching') {
+      queueMicrotask(() => {
+        if (this.current === run && !run.finished) this.step(EVENTS.aborted);
+      });
+    }
   }
 
   async close(): Promise<void> {
@@ -240,6 +163,51 @@ export class AgentRuntime implements Agent {
     this.config.memory?.close();
     if (this.config.ownsLog) await this.config.log?.close();
   }
+
+  snapshot(): AgentSnapshot {
+    if (this.stepping) {
+      throw new TroupeError('agent_busy', `agent "${this.name}" is in the middle of a step; take its snapshot between steps (a timer, a microtask, an await), not from a bus subscriber`);
+    }
+    return writeSnapshot(this.name, {
+      state: this.at as AgentStateName,
+      runs: this.runs,
+      run: this.current,
+      memory: this.config.memory?.snapshot(),
+      random: this.generator === undefined ? undefined : [...this.generator.getState()],
+      budgets: this.config.budgets.map((budget) => budget.snapshot()),
+    });
+  }
+
+  resume(snapshot: AgentSnapshot, options: ResumeOptions = {}): Promise<RunResult | undefined> {
+    this.assertFree('resume');
+    const parts = readSnapshot(this.name, snapshot);
+    if (parts.memory !== undefined && this.config.memory === undefined) {
+      throw new TroupeError('invalid_config', `agent "${this.name}": the snapshot has a memory, and this agent has no \`memory\` option`);
+    }
+    this.runs = parts.runs;
+    if (parts.memory !== undefined) this.config.memory!.restore(parts.memory);
+    if (parts.random !== undefined) this.generator = xoroshiro128plusFromState(parts.random);
+    for (const budget of this.config.budgets) {
+      const saved = parts.budgets.find((candidate) => candidate.name === budget.name);
+      if (saved !== undefined) budget.restore(saved);
+    }
+    this.at = parts.state;
+    this.state = parts.state;
+    const run = parts.run;
+    if (run === undefined) return Promise.resolve(undefined);
+    return new Promise<RunResult>((resolve) => {
+      this.begin(run, resolve, options.signal);
+      this.stepping = true;
+      try {
+        this.attempt(() => continueRun(parts.state, run, this.config, this, options.requestAgain === true));
+        this.drain();
+      } finally {
+        this.stepping = false;
+      }
+    });
+  }
+
+  // The port the stages use.
 
   /** Publishes on the bus as this agent, following the run's cause chain. */
   publish<K extends EventType>(type: K, data: TroupeEvents[K], cause?: string): Envelope<K> {
@@ -251,50 +219,85 @@ export class AgentRuntime implements Agent {
     return envelope;
   }
 
-  /** `publish` as a function value, for the dispatcher and the model call; made once, when first needed. */
-  get publishAsAgent(): Publish {
+  get publisher(): Publish {
     return (this.boundPublish ??= (type, data) => this.publish(type, data));
   }
 
-  /** Sends an event to the machine on behalf of `run`, unless that run is over. */
-  send(run: RunState, type: Exclude<AgentMachineEvent['type'], 'run'>): void {
-    if (this.current !== run || run.finished) return;
-    this.step(EVENTS[type]);
+  send(event: StageEvent): void {
+    if (this.current !== undefined && !this.current.finished) this.step(EVENTS[event]);
   }
 
-  /** The request for the next deliberation. */
-  request(run: RunState): ModelRequest {
-    const request: ModelRequest = {
-      messages: run.messages,
-      signal: run.controller.signal,
-      round: run.round,
-      agent: this.config.name,
-    };
-    if (this.config.protocol === 'native' && this.config.toolSpecs !== undefined) {
-      // The nudge still declares the tools (providers refuse a history of calls to undeclared
-      // tools) but forbids calling them.
-      request.tools = this.config.toolSpecs;
-      request.toolChoice = run.nudging ? 'none' : this.config.toolChoice;
+  wait<T>(work: T | Promise<T>, then: (value: T) => StageEvent | undefined, failed: (error: unknown) => StageEvent | undefined, abort: 'drop' | 'report' = 'drop'): void {
+    const run = this.current!;
+    // Work that is done already (a scripted brain's reply, tools that answered at once) goes on in
+    // this same step, with no hop through the microtask queue.
+    if (!(work instanceof Promise)) return this.complete(run, then, work, abort);
+    work.then(
+      (value: T) => this.complete(run, then, value, abort),
+      (error: unknown) => this.complete(run, failed, error, abort),
+    );
+  }
+
+  defer(then: () => StageEvent | undefined): void {
+    const run = this.current!;
+    queueMicrotask(() => {
+      if (this.current !== run || run.finished) return;
+      const event = then();
+      if (event !== undefined) this.step(EVENTS[event]);
+    });
+  }
+
+  get signal(): AbortSignal {
+    return this.handles!.controller.signal;
+  }
+
+  now(): number {
+    return this.config.bus.clock();
+  }
+
+  random(): number {
+    if (this.generator === undefined) {
+      this.generator = xoroshiro128plus(this.config.seed ?? Math.floor(Math.random() * 0x1_0000_0000) | 0);
+      // The first output tracks the seed; start one step in.
+      this.generator.next();
     }
-    if (this.config.protocol === 'xml' && !run.nudging) request.stop = STOP_AT_CLOSER;
-    if (this.config.temperature !== undefined) request.temperature = this.config.temperature;
-    if (this.config.maxTokens !== undefined) request.maxTokens = this.config.maxTokens;
-    return request;
+    return (this.generator.next() >>> 0) / 0x1_0000_0000;
+  }
+
+  limiters(): ReturnType<StagePort['limiters']> {
+    // Made at the first dispatch: an agent that never calls a tool never pays for them.
+    return (this.ownLimiters ??= {
+      limiter: this.config.limiter ?? pLimit({ concurrency: this.config.concurrency, rejectOnClear: true }),
+      toolLimiters: this.config.toolLimiters ?? createToolLimiters(),
+    });
+  }
+
+  // The machine's bookkeeping, called by its provided actions.
+
+  /** Publishes `agent.state` for the state just entered. */
+  entered(state: AgentStateName): void {
+    const from = this.state;
+    this.state = state;
+    if (from !== state) this.publish('agent.state', STATE_CHANGES[from][state]);
   }
 
   /** Ends the run once: publishes `agent.finished` and resolves `run()`. */
-  settle(run: RunState, reason: RunReason): void {
+  finishRun(run: RunState, reason: RunReason): void {
     if (run.finished) return;
     run.finished = true;
-    run.detach?.();
-    this.keepController(run.controller);
-    if (this.current === run) this.current = undefined;
+    const handles = this.handles!;
+    handles.detach?.();
+    this.keepController(handles.controller);
+    if (this.current === run) {
+      this.current = undefined;
+      this.handles = undefined;
+    }
     const stats = {
       rounds: run.round,
       calls: run.dispatched,
       corrections: run.corrections,
       repairs: run.repairs,
-      durationMs: this.config.bus.clock() - run.startedAt,
+      durationMs: this.now() - run.startedAt,
       usage: run.usage,
       history: run.history,
     };
@@ -309,15 +312,13 @@ export class AgentRuntime implements Agent {
     const compacting = this.commitMemory(run);
     this.publish('agent.finished', data, run.cause);
     // An async compaction policy (a summarizing model) finishes before the run resolves.
-    if (compacting === undefined) run.resolve(result);
-    else {
-      // Resolves whatever became of the compaction: a policy or counter that throws must not hang run().
-      const resolve = (): void => run.resolve(result);
-      compacting.then(resolve, (error: unknown) => {
-        this.config.logger.error({ agent: this.name, err: error }, 'memory compaction failed');
-        resolve();
-      });
-    }
+    if (compacting === undefined) return handles.resolve(result);
+    // Resolves whatever became of the compaction: a policy or counter that throws must not hang run().
+    const resolve = (): void => handles.resolve(result);
+    compacting.then(resolve, (error: unknown) => {
+      this.config.logger.error({ agent: this.name, err: error }, 'memory compaction failed');
+      resolve();
+    });
   }
 
   private commitMemory(run: RunState): Promise<void> | undefined {
@@ -332,16 +333,29 @@ export class AgentRuntime implements Agent {
     }
   }
 
-  // Node 20 makes AbortSignals expensive (~7 % of a run). A run that ended unaborted, with no
-  // listener left on its signal, hands its controller to the next run of this agent.
-  private spare: AbortController | undefined;
-  private reuses = 0;
-  private boundPublish: Publish | undefined;
+  private assertFree(verb: 'run' | 'resume'): void {
+    if (this.closed) throw new TroupeError('invalid_config', `agent "${this.name}" is closed`);
+    if (this.current !== undefined) {
+      throw new TroupeError('agent_busy', `agent "${this.name}" is already running; await its run or abort it first (agent.${verb})`);
+    }
+  }
 
-  private takeController(): AbortController {
+  /** Makes `run` the current run, with a signal that the caller's `signal` aborts. */
+  private begin(run: RunState, resolve: (result: RunResult) => void, external: AbortSignal | undefined): void {
     const controller = this.spare ?? new AbortController();
     this.spare = undefined;
-    return controller;
+    const handles: RunHandles = { controller, resolve, detach: undefined };
+    this.current = run;
+    this.handles = handles;
+    if (external?.aborted) {
+      run.error = 'aborted before it started';
+      controller.abort(external.reason);
+    } else if (external !== undefined) {
+      const onAbort = (): void => this.abort('aborted by the caller');
+      external.addEventListener('abort', onAbort, { once: true });
+      // A caller may pass one long-lived signal to many runs: leave no listener behind.
+      handles.detach = () => external.removeEventListener('abort', onAbort);
+    }
   }
 
   private keepController(controller: AbortController): void {
@@ -352,43 +366,21 @@ export class AgentRuntime implements Agent {
     this.spare = controller;
   }
 
-  private abortRun(run: RunState, reason: string): void {
-    if (run.finished || run.controller.signal.aborted) return;
-    run.error = reason;
-    run.controller.abort(new DOMException(reason, 'AbortError'));
-    // A dispatch in flight settles promptly on abort (its signals fire), and reports its calls
-    // first. Anywhere else the run ends right after the caller returns: when the caller is a bus
-    // subscriber, the event it is handling reaches every subscriber before `agent.finished`.
-    if (this.state !== 'dispatching') queueMicrotask(() => this.send(run, 'aborted'));
+  /** What the approval controls need of the agent. */
+  private controlled(): Parameters<typeof approvalControls.approve>[0] {
+    return { run: this.current, state: this.state, aborted: this.handles?.controller.signal.aborted ?? true, port: this, logger: this.config.logger, agent: this.name };
   }
 
-  private pendingEntry(callId: string, verb: string) {
-    const run = this.current;
-    const turn = run?.turn;
-    const entry =
-      run !== undefined && !run.controller.signal.aborted && this.state === 'awaitingApproval' && turn?.kind === 'calls'
-        ? turn.calls.find((candidate) => candidate.call.callId === callId)
-        : undefined;
-    // Pending means requested: argsKey is set when `tool.approval.requested` is published.
-    if (entry === undefined || entry.argsKey === undefined || entry.decision !== undefined) {
-      this.config.logger.warn({ agent: this.name, callId }, `${verb} ignored: no pending approval for this call`);
-      return undefined;
-    }
-    return entry;
-  }
-
-  private pendingResult(callId: string, verb: string) {
-    const run = this.current;
-    const turn = run?.turn;
-    const entry =
-      run !== undefined && !run.controller.signal.aborted && this.state === 'awaitingResultApproval' && turn?.kind === 'calls'
-        ? turn.calls.find((candidate) => candidate.call.callId === callId)
-        : undefined;
-    if (entry === undefined || entry.outputHash === undefined || entry.resultDecision !== undefined) {
-      this.config.logger.warn({ agent: this.name, callId }, `${verb} ignored: no result of this call waits for approval`);
-      return undefined;
-    }
-    return entry;
+  /**
+   * The one place where asynchronous work comes back: work of a run that has ended is dropped, and
+   * work of an aborted run is dropped or, when it must be reported, ends the run `aborted`.
+   */
+  private complete<T>(run: RunState, apply: (value: T) => StageEvent | undefined, value: T, abort: 'drop' | 'report'): void {
+    if (this.current !== run || run.finished) return;
+    const aborted = this.handles!.controller.signal.aborted;
+    if (aborted && abort === 'drop') return;
+    const event = apply(value);
+    if (event !== undefined) this.step(EVENTS[aborted ? 'aborted' : event]);
   }
 
   /**
@@ -403,32 +395,42 @@ export class AgentRuntime implements Agent {
     }
     this.stepping = true;
     try {
-      for (let next: AgentMachineEvent | undefined = event; next !== undefined; next = this.mailbox?.shift()) {
-        try {
-          this.at = this.machine.step(this.at, next, this.context);
-        } catch (error) {
-          // What was queued belonged to the failed run; what its `agent.finished` subscribers
-          // send (a new run) is queued after this and still taken.
-          this.mailbox = undefined;
-          this.onMachineError(error);
-        }
-      }
+      this.take(event);
+      this.drain();
     } finally {
       this.stepping = false;
     }
   }
 
+  private drain(): void {
+    for (let next = this.mailbox?.shift(); next !== undefined; next = this.mailbox?.shift()) this.take(next);
+  }
+
+  private take(event: AgentMachineEvent): void {
+    this.attempt(() => (this.at = this.machine.step(this.at, event, this.context)));
+  }
+
+  private attempt(work: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      // What was queued belonged to the failed run; what its `agent.finished` subscribers send (a
+      // new run) is queued after this and still taken.
+      this.mailbox = undefined;
+      this.onMachineError(error);
+    }
+  }
+
   private onMachineError(error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error);
     this.config.logger.error({ agent: this.name, err: error }, 'agent machine failed');
     const run = this.current;
     // Start afresh: the next run begins from idle whatever stage threw.
     this.at = this.machine.initial;
-    stages.entered(this, 'failed');
+    this.entered('failed');
     if (run !== undefined) {
-      run.controller.abort();
-      run.error = `internal error: ${message}`;
-      this.settle(run, 'error');
+      this.handles?.controller.abort();
+      run.error = `internal error: ${errorMessage(error)}`;
+      this.finishRun(run, 'error');
     }
   }
 }
@@ -443,17 +445,18 @@ const EVENTS = Object.freeze(
         'run', 'model.responded', 'model.failed', 'repair.settled', 'approval.settled', 'dispatch.settled', 'results.settled',
         'dispatch.failed', 'budget.exhausted', 'aborted',
       ] as const
-    ).map(
-      (type) => [type, Object.freeze({ type })],
-    ),
+    ).map((type) => [type, Object.freeze({ type })]),
   ),
 ) as { readonly [T in AgentMachineEvent['type']]: Readonly<Extract<AgentMachineEvent, { type: T }>> };
 
-const STOP_AT_CLOSER: readonly string[] = Object.freeze(['</ACTION>']);
+const STATE_NAMES: readonly AgentStateName[] = [
+  'idle', 'deliberating', 'parsing', 'validating', 'repairing', 'awaitingApproval', 'dispatching', 'awaitingResultApproval', 'observing', 'done', 'failed',
+];
 
-/** A refusal's reason reaches the model and the bus as text: anything else is a host bug. */
-function checkReason(reason: unknown, verb: 'deny' | 'rejectResult'): asserts reason is string {
-  if (typeof reason !== 'string') {
-    throw new TroupeError('invalid_config', `agent.${verb}(callId, reason): reason must be a string, got ${reason === null ? 'null' : typeof reason}`);
-  }
-}
+/**
+ * Every `agent.state` payload, made once and frozen: a scene of many agents publishes several
+ * per turn, and a shared immutable object costs no allocation.
+ */
+const STATE_CHANGES = Object.freeze(
+  Object.fromEntries(STATE_NAMES.map((from) => [from, Object.freeze(Object.fromEntries(STATE_NAMES.map((to) => [to, Object.freeze({ from, to })])))])),
+) as Readonly<Record<AgentStateName, Readonly<Record<AgentStateName, TroupeEvents['agent.state']>>>>;

@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { Clock } from '../bus/ids.js';
+import type { BudgetKind } from '../bus/event-data.js';
 import type { ModelRequest, ModelResponse, Provider, Usage } from '../llm/types.js';
 
 /** What a budget can cap. Every field is optional; an absent one is unlimited. */
@@ -14,10 +15,13 @@ export type BudgetLimits = {
   wallMs?: number;
 };
 
-export type BudgetKind = keyof BudgetLimits;
+export type { BudgetKind } from '../bus/event-data.js';
 
 /** What a budget has used so far. */
 export type BudgetUsage = { modelCalls: number; tokens: number; toolCalls: number; wallMs: number };
+
+/** A budget's use as plain data, for an agent's or a scene's snapshot. */
+export type BudgetSnapshot = BudgetUsage & { name: string; refusal?: BudgetRefusal; announced: boolean };
 
 /** Why a budget refused: which limit, and how much of it was used. */
 export type BudgetRefusal = { budget: string; kind: BudgetKind; limit: number; used: number; message: string };
@@ -93,6 +97,23 @@ export class Budget {
     if (this.refusal === undefined || this.announced) return false;
     this.announced = true;
     return true;
+  }
+
+  /** What has been used, and whether the budget is exhausted, as plain data. */
+  snapshot(): BudgetSnapshot {
+    const snapshot: BudgetSnapshot = { name: this.name, ...this.usage(), announced: this.announced };
+    if (this.refusal !== undefined) snapshot.refusal = { ...this.refusal };
+    return snapshot;
+  }
+
+  /** Takes up a snapshot's use: wall time goes on from what it had used. */
+  restore(snapshot: BudgetSnapshot): void {
+    this.modelCalls = snapshot.modelCalls;
+    this.tokens = snapshot.tokens;
+    this.toolCalls = snapshot.toolCalls;
+    this.startedAt = snapshot.wallMs > 0 ? this.clock() - snapshot.wallMs : undefined;
+    this.refusal = snapshot.refusal === undefined ? undefined : { ...snapshot.refusal };
+    this.announced = snapshot.announced;
   }
 
   /** What has been used so far. */

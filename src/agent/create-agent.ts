@@ -1,26 +1,13 @@
-import { pino, type Logger } from 'pino';
-import { createBus } from '../bus/bus.js';
-import { ConfigError } from '../errors.js';
-import type { Provider, ToolChoice, ToolSpec } from '../llm/types.js';
-import { renderManifest } from '../protocol/manifest.js';
-import { DEFAULT_LIMITS, type ProtocolLimits } from '../protocol/types.js';
-import { createSessionLog } from '../record/session-log.js';
-import { createRegistry, type Registry } from '../tools/registry.js';
-import type { RetryPolicy, Tool } from '../tools/types.js';
-import { agentStepper } from './agent-machine.js';
+import { agentStepper } from './agent-stepper.js';
+import type { SharedParts } from './agent-config.js';
 import type { Agent, AgentOptions } from './agent-options.js';
-import { AgentRuntime, type AgentConfig } from './agent-runtime.js';
-import { DEFAULT_MODEL_RETRY } from './call-model.js';
-import { Budget } from './budget.js';
-import { READ_VAR } from './memory/read-var-tool.js';
-import { resolveMemory } from './memory/agent-memory.js';
-
-const silent: Logger = pino({ level: 'silent' });
+import { AgentRuntime } from './agent-runtime.js';
+import { resolveConfig } from './resolve-config.js';
 
 /**
- * Creates an agent: an XState actor that cycles deliberate → parse → validate → dispatch →
- * observe over its tools, publishing every step on its bus. Throws a ConfigError for options that
- * cannot work; never for what the model does.
+ * Creates an agent: an XState statechart, stepped for speed by a table compiled from it, that
+ * cycles deliberate → parse → validate → dispatch → observe over its tools, publishing every step
+ * on its bus. Throws a ConfigError for options that cannot work; never for what the model does.
  *
  * @example
  * const agent = createAgent({ name: 'referee', tools: [lookupPlayer], provider });
@@ -28,172 +15,13 @@ const silent: Logger = pino({ level: 'silent' });
  * const result = await agent.run('Who is player 7?');
  */
 export function createAgent(options: AgentOptions): Agent {
-  return new AgentRuntime(resolveConfig(options), agentStepper);
+  return makeAgent(options);
 }
 
-/** Checks `createAgent` options and resolves their defaults (scenes build their cast with it too). */
-export function resolveConfig(options: AgentOptions): AgentConfig {
-  if (options === null || typeof options !== 'object') throw new ConfigError('createAgent(options) takes an object');
-  const { name, provider } = options;
-  if (typeof name !== 'string' || name.trim() === '') throw new ConfigError('createAgent: `name` must be a non-empty string');
-  assertProvider(provider, name);
-  const maxObservationChars = positiveInteger(options.maxObservationChars ?? 8_000, 'maxObservationChars', name);
-  const memory = resolveMemory(options.memory, provider, maxObservationChars, name);
-  const tools = withMemoryTools(options.tools ?? [], memory?.tool, name);
-  const registry = registryFor(tools);
-  const protocol = options.protocol ?? 'xml';
-  if (protocol !== 'xml' && protocol !== 'native') {
-    throw new ConfigError(`createAgent "${name}": protocol must be 'xml' or 'native', got ${JSON.stringify(protocol)}`);
-  }
-  // Compact memory's read_var is allowed whatever the list says: the agent's history refers to it.
-  const allowed = resolveAllowed(options.allowedTools, registry.names(), name, memory?.tool !== undefined ? [READ_VAR] : []);
-  const offered = allowed === undefined ? tools : tools.filter((tool) => allowed.has(tool.name));
-  const limits: ProtocolLimits = options.limits === undefined ? DEFAULT_LIMITS : { ...DEFAULT_LIMITS, ...options.limits };
-  for (const [key, value] of Object.entries(limits)) positiveInteger(value, `limits.${key}`, name);
-  const maxRounds = positiveInteger(options.maxRounds ?? 10, 'maxRounds', name);
-  const maxCorrections = positiveInteger(options.maxCorrections ?? 3, 'maxCorrections', name);
-  const concurrency = positiveInteger(options.concurrency ?? 8, 'concurrency', name);
-  const toolTimeoutMs = nonNegative(options.toolTimeoutMs ?? 30_000, 'toolTimeoutMs', name);
-  const bus = options.bus ?? createBus();
-  const log = typeof options.log === 'string' ? createSessionLog(options.log) : options.log;
-  const ownsLog = typeof options.log === 'string';
-  log?.attach(bus);
-  const manifest = manifestFor(offered, protocol);
-  const systemPrompt = [options.instructions?.trim(), manifest].filter((part) => part !== undefined && part !== '').join('\n\n');
-  return {
-    name,
-    bus,
-    provider,
-    registry,
-    allowed,
-    protocol,
-    systemPrompt,
-    systemMessage: systemPrompt === '' ? undefined : Object.freeze({ role: 'system', content: systemPrompt }),
-    toolSpecs: protocol === 'native' ? specsFor(offered) : undefined,
-    limits,
-    maxRounds,
-    maxCorrections,
-    ...(options.scene !== undefined && { scene: options.scene }),
-    limiter: options.limiter,
-    concurrency,
-    toolLimiters: undefined,
-    modelRetry: resolveRetry(options.modelRetry, name),
-    toolTimeoutMs,
-    maxObservationChars,
-    log,
-    ownsLog,
-    logger: options.logger ?? silent,
-    temperature: options.temperature,
-    stream: options.stream ?? true,
-    toolChoice: resolveToolChoice(options.toolChoice, name),
-    maxTokens: options.maxTokens,
-    budgets: resolveBudget(options.budget, name),
-    onBeforeModel: optionalFunction(options.onBeforeModel, 'onBeforeModel', name),
-    repair: optionalFunction(options.repair, 'repair', name),
-    // Only agents with memory carry the field: a crowd of agents without it pays nothing.
-    ...(memory !== undefined && { memory }),
-  };
-}
-
-/** The agent's tools plus the built-in `read_var` of compact history. */
-function withMemoryTools(tools: readonly Tool[], readVar: Tool | undefined, agent: string): readonly Tool[] {
-  if (readVar === undefined) return tools;
-  if (Array.isArray(tools) && tools.some((tool) => tool?.name === READ_VAR)) {
-    throw new ConfigError(`createAgent "${agent}": a tool is named "${READ_VAR}", which compact history adds itself; rename yours`);
-  }
-  return [...tools, readVar];
-}
-
-function resolveBudget(budget: AgentOptions['budget'], agent: string): Budget[] {
-  if (budget === undefined) return [];
-  if (budget instanceof Budget) return [budget];
-  if (budget === null || typeof budget !== 'object') throw new ConfigError(`createAgent "${agent}": budget must be an object of limits or a Budget`);
-  return [new Budget(agent, budget, Date.now)];
-}
-
-// Agents built from one tool list share its registry, manifest and specs instead of a copy each.
-const registries = new WeakMap<readonly Tool[], Registry>();
-
-function registryFor(tools: readonly Tool[]): Registry {
-  let registry = registries.get(tools);
-  if (registry === undefined) registries.set(tools, (registry = createRegistry(tools)));
-  return registry;
-}
-
-const manifests = new WeakMap<readonly Tool[], Map<string, string>>();
-const specs = new WeakMap<readonly Tool[], readonly ToolSpec[]>();
-
-function manifestFor(tools: readonly Tool[], protocol: 'xml' | 'native'): string {
-  if (tools.length === 0) return '';
-  let byProtocol = manifests.get(tools);
-  if (byProtocol === undefined) manifests.set(tools, (byProtocol = new Map()));
-  let text = byProtocol.get(protocol);
-  if (text === undefined) byProtocol.set(protocol, (text = renderManifest(tools, { protocol })));
-  return text;
-}
-
-function specsFor(tools: readonly Tool[]): readonly ToolSpec[] {
-  let list = specs.get(tools);
-  if (list === undefined) {
-    list = Object.freeze(tools.map(({ name, description, parameters }) => ({ name, description, parameters })));
-    specs.set(tools, list);
-  }
-  return list;
-}
-
-function resolveAllowed(allowedTools: readonly string[] | undefined, known: string[], agent: string, always: readonly string[]): ReadonlySet<string> | undefined {
-  if (allowedTools === undefined) return undefined;
-  if (!Array.isArray(allowedTools)) throw new ConfigError(`createAgent "${agent}": allowedTools must be an array of tool names`);
-  const registered = new Set(known);
-  for (const tool of allowedTools) {
-    if (!registered.has(tool)) {
-      throw new ConfigError(`createAgent "${agent}": allowedTools names "${tool}", which is not among its tools (${known.join(', ') || 'none'})`);
-    }
-  }
-  return new Set([...allowedTools, ...always]);
-}
-
-function resolveRetry(policy: RetryPolicy | undefined, agent: string): Required<RetryPolicy> {
-  const resolved = { ...DEFAULT_MODEL_RETRY, ...policy };
-  positiveInteger(resolved.attempts, 'modelRetry.attempts', agent);
-  nonNegative(resolved.backoffMs, 'modelRetry.backoffMs', agent);
-  nonNegative(resolved.maxBackoffMs, 'modelRetry.maxBackoffMs', agent);
-  return resolved;
-}
-
-const TOOL_CHOICES: readonly ToolChoice[] = ['auto', 'required', 'none'];
-
-function resolveToolChoice(choice: ToolChoice | undefined, agent: string): ToolChoice {
-  if (choice === undefined) return 'auto';
-  if (!TOOL_CHOICES.includes(choice)) {
-    throw new ConfigError(`createAgent "${agent}": toolChoice must be 'auto', 'required' or 'none', got ${JSON.stringify(choice)}`);
-  }
-  return choice;
-}
-
-function assertProvider(provider: Provider | undefined, agent: string): asserts provider is Provider {
-  if (provider === null || typeof provider !== 'object' || typeof provider.complete !== 'function') {
-    throw new ConfigError(`createAgent "${agent}": \`provider\` must have a complete(request) method (try scriptedProvider([...]))`);
-  }
-}
-
-function optionalFunction<T>(value: T | undefined, option: string, agent: string): T | undefined {
-  if (value !== undefined && typeof value !== 'function') {
-    throw new ConfigError(`createAgent "${agent}": ${option} must be a function, got ${value === null ? 'null' : typeof value}`);
-  }
-  return value;
-}
-
-function positiveInteger(value: unknown, option: string, agent: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigError(`createAgent "${agent}": ${option} must be a positive integer, got ${String(value)}`);
-  }
-  return value;
-}
-
-function nonNegative(value: unknown, option: string, agent: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new ConfigError(`createAgent "${agent}": ${option} must be a number ≥ 0, got ${String(value)}`);
-  }
-  return value;
+/**
+ * Makes an agent from its options plus what a scene or a parent agent shares with it: the one
+ * place agents are built (`createAgent`, a scene's cast, a skill's child agent).
+ */
+export function makeAgent(options: AgentOptions, shared?: SharedParts): AgentRuntime {
+  return new AgentRuntime(resolveConfig(options, shared), agentStepper);
 }

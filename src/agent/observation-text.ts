@@ -17,8 +17,8 @@ export type ObservedCall =
 /** A rejected call that the agent's repair fixed before it ran. */
 export type RepairedNote = { callId: string; name: string; problem: string; after: { name: string; args: unknown } };
 
-/** What happened in one turn, for the observation. */
-export type TurnOutcome =
+/** What happened in one round, for the observation. */
+export type RoundReport =
   | { kind: 'malformed'; problem: MalformedProblem }
   | { kind: 'rejected'; rejection: CallRejection; callCount: number }
   | { kind: 'empty' }
@@ -45,7 +45,7 @@ const FORMAT_REMINDER =
  * neutralises anything that could read as markup (`<ACTION>`, `</OBSERVATION>`, `]]>`) and makes
  * bidi and control characters visible, so a result can never pose as a call or end the block.
  */
-export function observationText(outcome: TurnOutcome, options: ObservationOptions): Observation {
+export function observationText(outcome: RoundReport, options: ObservationOptions): Observation {
   switch (outcome.kind) {
     case 'malformed':
       return {

@@ -1,3 +1,4 @@
+import { errorMessage } from '../errors.js';
 import { ProviderError } from '../llm/provider-error.js';
 import type { ModelRequest, ModelResponse, Provider, StreamEvent } from '../llm/types.js';
 import type { ParseOptions } from '../protocol/parse-options.js';
@@ -31,9 +32,10 @@ export function streamModel(
   policy: Required<RetryPolicy>,
   publish: Publish,
   xml: ParseOptions | undefined,
+  random: () => number = Math.random,
 ): Promise<StreamedTurn> {
   const attempt = (number: number): Promise<StreamedTurn> => streamAttempt(provider, request, number, publish, xml);
-  return attempt(1).catch((thrown: unknown) => retryAfterFailure(request, policy, publish, thrown, 1, attempt));
+  return attempt(1).catch((thrown: unknown) => retryAfterFailure(request, policy, publish, thrown, 1, attempt, random));
 }
 
 async function streamAttempt(
@@ -98,7 +100,7 @@ async function streamAttempt(
       throw new ProviderError('network', `${provider.name}: the stream ended without finishing (cut short)`);
     }
   } catch (thrown) {
-    if (shown) publish('llm.superseded', { round, attempt, reason: reasonOf(thrown) });
+    if (shown) publish('llm.superseded', { round, attempt, reason: errorMessage(thrown) });
     throw thrown;
   } finally {
     request.signal.removeEventListener('abort', stop);
@@ -120,6 +122,4 @@ function finishScan(scanner: ActionScanner, response: ModelResponse, publish: Pu
   return finish.parsed;
 }
 
-function reasonOf(thrown: unknown): string {
-  return thrown instanceof Error ? thrown.message : String(thrown);
-}
+

@@ -1,8 +1,6 @@
 import pLimit, { type LimitFunction } from 'p-limit';
-import { agentStepper } from '../agent/agent-machine.js';
-import { AgentRuntime } from '../agent/agent-runtime.js';
 import { Budget } from '../agent/budget.js';
-import { resolveConfig } from '../agent/create-agent.js';
+import { makeAgent } from '../agent/create-agent.js';
 import type { Bus } from '../bus/bus.js';
 import { ConfigError } from '../errors.js';
 import type { Provider } from '../llm/types.js';
@@ -75,36 +73,38 @@ export class Cast {
     const model = member.brain !== undefined && member.instructions !== undefined ? context.model : undefined;
     const scripted = member.brain !== undefined && model === undefined;
     const protocol = member.protocol ?? model?.protocol;
-    const config = resolveConfig({
-      name,
-      ...(member.instructions !== undefined && { instructions: member.instructions }),
-      tools: this.toolsFor(member.tools),
-      provider: scripted ? this.brainFor(member.brain!) : this.providerFor(model?.provider ?? member.provider!),
-      ...(protocol !== undefined && { protocol }),
-      bus: context.bus,
-      scene: context.scene,
-      limiter: context.toolLimiter,
-      ...(member.maxCorrections !== undefined && { maxCorrections: member.maxCorrections }),
-      ...(member.maxObservationChars !== undefined && { maxObservationChars: member.maxObservationChars }),
-      ...(member.memory !== undefined && { memory: member.memory }),
-      ...(member.onBeforeModel !== undefined && { onBeforeModel: member.onBeforeModel }),
-      ...(member.repair !== undefined && { repair: member.repair }),
-      ...(context.logger !== undefined && { logger: context.logger }),
-    });
-    // Scene-wide, not per agent: per-tool limits, the write-ahead log, the scene's budget.
-    config.toolLimiters = context.toolLimiters;
-    config.log = context.log;
-    config.budgets = [budget, context.sceneBudget].filter((item): item is Budget => item !== undefined);
+    const budgets = [budget, context.sceneBudget].filter((item): item is Budget => item !== undefined);
+    const seed = mix(context.seed, name);
+    const runtime = makeAgent(
+      {
+        name,
+        ...(member.instructions !== undefined && { instructions: member.instructions }),
+        tools: this.toolsFor(member.tools),
+        provider: scripted ? this.brainFor(member.brain!) : this.providerFor(model?.provider ?? member.provider!),
+        ...(protocol !== undefined && { protocol }),
+        bus: context.bus,
+        scene: context.scene,
+        limiter: context.toolLimiter,
+        ...(member.maxCorrections !== undefined && { maxCorrections: member.maxCorrections }),
+        ...(member.maxObservationChars !== undefined && { maxObservationChars: member.maxObservationChars }),
+        ...(member.memory !== undefined && { memory: member.memory }),
+        ...(member.onBeforeModel !== undefined && { onBeforeModel: member.onBeforeModel }),
+        ...(member.repair !== undefined && { repair: member.repair }),
+        ...(context.logger !== undefined && { logger: context.logger }),
+        seed,
+      },
+      // Scene-wide, not per agent: per-tool limits, the write-ahead log, the scene's budget.
+      { toolLimiters: context.toolLimiters, budgets, ...(context.log !== undefined && { log: context.log }) },
+    );
     return new SceneMember({
       name,
-      runtime: new AgentRuntime(config, agentStepper),
+      runtime,
       triggers: parseTriggers(member.triggers ?? DEFAULT_TRIGGERS, name, context.scene),
       thinkEvery,
       rounds,
       budget,
       scripted,
       privateState: Object.freeze({ ...(frozenJson(member.private ?? {}, `private state of "${name}"`) as Record<string, JsonValue>) }),
-      seed: mix(context.seed, name),
     });
   }
 

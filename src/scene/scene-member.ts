@@ -1,4 +1,3 @@
-import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import type { PendingObservation } from '../agent/agent-options.js';
 import type { AgentRuntime } from '../agent/agent-runtime.js';
 import type { Budget } from '../agent/budget.js';
@@ -55,8 +54,6 @@ export class SceneMember implements SceneAgent {
   turnHeard: readonly Heard[] = NO_SPEECH;
   turnEvents: readonly Envelope[] = NO_EVENTS;
   private events: Envelope[] | undefined = undefined;
-  private rng: ReturnType<typeof xoroshiro128plus> | undefined = undefined;
-  private readonly seed: number;
 
   constructor(init: {
     name: string;
@@ -67,7 +64,6 @@ export class SceneMember implements SceneAgent {
     budget: Budget | undefined;
     scripted: boolean;
     privateState: Record<string, JsonValue>;
-    seed: number;
   }) {
     this.name = init.name;
     this.runtime = init.runtime;
@@ -77,7 +73,6 @@ export class SceneMember implements SceneAgent {
     this.budget = init.budget;
     this.scripted = init.scripted;
     this.privateState = init.privateState;
-    this.seed = init.seed;
   }
 
   get agent(): AgentRuntime {
@@ -130,13 +125,8 @@ export class SceneMember implements SceneAgent {
     };
   }
 
-  /** The member's seeded generator, made on first use: most crowd members never draw. */
+  /** The member's seeded generator (its agent's, made on first use: most crowd members never draw). */
   random(): number {
-    if (this.rng === undefined) {
-      this.rng = xoroshiro128plus(this.seed);
-      // The first output tracks the seed; start one step in.
-      this.rng.next();
-    }
-    return (this.rng.next() >>> 0) / 0x1_0000_0000;
+    return this.runtime.random();
   }
 }

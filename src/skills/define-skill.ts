@@ -3,7 +3,7 @@
  * What it returns is an ordinary `Tool`: validated by AJV, listed in the manifest, dispatched like
  * any other, its events ordinary `tool.*` events.
  */
-import { resolveConfig } from '../agent/create-agent.js';
+import { resolveConfig } from '../agent/resolve-config.js';
 import { ToolSchemaError } from '../errors.js';
 import type { Args } from '../protocol/types.js';
 import { nameProblem } from '../tools/check-tool-schema.js';

@@ -2,9 +2,7 @@
  * The body of an agent skill: a child agent, made for one call, that runs on the parent's bus and
  * answers with its final text.
  */
-import { agentStepper } from '../agent/agent-machine.js';
-import { AgentRuntime } from '../agent/agent-runtime.js';
-import { resolveConfig } from '../agent/create-agent.js';
+import { makeAgent } from '../agent/create-agent.js';
 import type { Envelope } from '../bus/events.js';
 import type { SessionLog } from '../record/session-log.js';
 import { ToolError } from '../tools/tool-error.js';
@@ -35,16 +33,19 @@ export async function runChildAgent<TArgs extends Args>(args: TArgs, frame: Skil
   const input = spec.input === undefined ? JSON.stringify(args) : spec.input(args);
   if (typeof input !== 'string') throw new ToolError(`skill "${skill}": input(args) must return a string, got ${typeof input}`);
   const name = childName(frame);
-  const config = resolveConfig({
-    ...spec.agent,
-    name,
-    bus: childBus(bus, frame.path, dispatcher.startedId),
-    ...(context.scene !== undefined && { scene: context.scene }),
-  });
-  // Per-tool limits hold across parent and child, as they do across a scene's agents.
-  config.toolLimiters = dispatcher.toolLimiters;
-  if (dispatcher.assertRecorded !== undefined) config.log = writeAheadCheck(dispatcher.assertRecorded);
-  const child = new AgentRuntime(config, agentStepper);
+  const child = makeAgent(
+    {
+      ...spec.agent,
+      name,
+      bus: childBus(bus, frame.path, dispatcher.startedId),
+      ...(context.scene !== undefined && { scene: context.scene }),
+    },
+    {
+      // Per-tool limits hold across parent and child, as they do across a scene's agents.
+      toolLimiters: dispatcher.toolLimiters,
+      ...(dispatcher.assertRecorded !== undefined && { log: writeAheadCheck(dispatcher.assertRecorded) }),
+    },
+  );
   try {
     const result = await child.run(input, { signal: context.signal, cause: dispatcher.startedId });
     if (result.reason === 'final_answer') return result.text;

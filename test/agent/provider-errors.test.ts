@@ -23,17 +23,25 @@ describe('provider failures', () => {
     expect(events.find('llm.error')!.data).toMatchObject({ kind: 'rate_limit', retryable: true, attempt: 1 });
   });
 
-  it('backs off with jitter: between half and all of the exponential step', async () => {
+  it('backs off with jitter: between half and all of the exponential step, drawn from the seeded generator', async () => {
     vi.useFakeTimers();
-    vi.spyOn(Math, 'random').mockReturnValue(0);
-    const provider = scriptedProvider([{ error: { kind: 'server', message: '502' } }, 'Back.']);
-    const { agent } = testAgent({ provider, modelRetry: { attempts: 2, backoffMs: 1_000 } });
-    const running = agent.run('hi');
-    await vi.advanceTimersByTimeAsync(499);
-    expect(provider.requests).toHaveLength(1);
-    await vi.advanceTimersByTimeAsync(1);
-    await expect(running).resolves.toMatchObject({ reason: 'final_answer', text: 'Back.' });
-    vi.restoreAllMocks();
+    const retryAt = async (seed: number): Promise<number> => {
+      const provider = scriptedProvider([{ error: { kind: 'server', message: '502' } }, 'Back.']);
+      const { agent } = testAgent({ provider, modelRetry: { attempts: 2, backoffMs: 1_000 }, seed });
+      const running = agent.run('hi');
+      let waited = 0;
+      for (; provider.requests.length < 2 && waited <= 1_000; waited++) await vi.advanceTimersByTimeAsync(1);
+      await expect(running).resolves.toMatchObject({ reason: 'final_answer', text: 'Back.' });
+      return waited;
+    };
+    const waits = [await retryAt(1), await retryAt(2), await retryAt(3)];
+    for (const waited of waits) {
+      expect(waited).toBeGreaterThanOrEqual(500);
+      expect(waited).toBeLessThanOrEqual(1_000);
+    }
+    // Jitter spreads agents apart, and the same seed waits the same.
+    expect(new Set(waits).size).toBeGreaterThan(1);
+    expect(await retryAt(2)).toBe(waits[1]);
   });
 
   it('fails the run with a clear llm.error after the retry limit', async () => {

@@ -1,16 +1,17 @@
 import type { Logger } from 'pino';
-import type { CallRecord, TroupeEvents } from '../../bus/events.js';
-import { ConfigError } from '../../errors.js';
+import type { TroupeEvents } from '../../bus/events.js';
+import { errorMessage } from '../../errors.js';
 import type { ChatMessage, ModelRequest } from '../../llm/types.js';
 import { budgetedModelCall, type Budget } from '../budget.js';
-import type { RunState } from '../run-state.js';
+import { roundCalls, type RunState } from '../run/run-state.js';
 import { dropOldest, type CompactionPolicy, type CompactionRequest, type CompactionResult, type MemoryTurn } from './compaction.js';
 import { compactTurn, LOG_MARK, type ChainCall, type ChainStep, type CompactLimits } from './compact-turn.js';
 import { READ_VAR, readVarTool } from './read-var-tool.js';
 import { countMessageTokens, tokenizerFor, type TokenCounter, type TokenEncoding } from './token-count.js';
-import { DEFAULT_VARIABLE_LIMITS, VariableStore, type VariableInfo, type VariableLimits, type VariableRead } from './variables.js';
+import { DEFAULT_VARIABLE_LIMITS, VariableStore, type VariableInfo, type VariableLimits, type VariableRead, type VariablesSnapshot } from './variables.js';
 import type { Tool } from '../../tools/types.js';
-import { IMAGES_FOLLOW, wrapObservation, type ObservedCall } from '../observation-text.js';
+import { IMAGES_FOLLOW, type ObservedCall } from '../observation-text.js';
+import { closeUnread, unreadNote, withoutImages } from './unread-calls.js';
 
 /** The `memory` option of `createAgent`: a history kept across runs, under a token budget. */
 export type MemoryOptions = {
@@ -65,6 +66,18 @@ export type MemoryHost = {
   readonly logger: Logger;
   /** The agent's budgets: a compaction's model calls are charged to them. */
   readonly budgets: readonly Budget[];
+};
+
+/** A memory as plain data, for an agent's snapshot (a compaction in flight is not in it: it runs again). */
+export type MemorySnapshot = {
+  kept: MemoryTurn[];
+  total: number;
+  variables?: VariablesSnapshot;
+  /** The run in progress: where its messages start, its chain so far, its last observed round's variables. */
+  start: number;
+  steps: ChainStep[];
+  lastRound: number;
+  refs?: [string, string][];
 };
 
 const DEFAULT_MAX_TOKENS = 16_000;
@@ -160,6 +173,26 @@ export class Memory implements AgentMemory {
     }
   }
 
+  /** The memory as plain data (bytes and all: `encodePlain` makes it JSON). */
+  snapshot(): MemorySnapshot {
+    const snapshot: MemorySnapshot = { kept: [...this.kept], total: this.total, start: this.start, steps: [...this.steps], lastRound: this.lastRound };
+    if (this.store !== undefined) snapshot.variables = this.store.snapshot();
+    if (this.refs !== undefined) snapshot.refs = [...this.refs];
+    return snapshot;
+  }
+
+  /** Takes up a snapshot's history, variables and run in progress. */
+  restore(snapshot: MemorySnapshot): void {
+    this.clear();
+    this.kept = [...snapshot.kept];
+    this.total = snapshot.total;
+    if (snapshot.variables !== undefined) this.store?.restore(snapshot.variables);
+    this.start = snapshot.start;
+    this.steps = [...snapshot.steps];
+    this.lastRound = snapshot.lastRound;
+    this.refs = snapshot.refs === undefined ? undefined : new Map(snapshot.refs);
+  }
+
   /** The agent closed: a compaction in flight is aborted, and later ones make no model call. */
   close(): void {
     this.discard.abort(new DOMException('agent closed', 'AbortError'));
@@ -185,8 +218,7 @@ export class Memory implements AgentMemory {
    */
   observed(run: RunState, observed: readonly ObservedCall[], text: string): string {
     if (this.store === undefined) return text;
-    const turn = run.turn;
-    const argsOf = new Map(turn.kind === 'calls' ? turn.calls.map((entry) => [entry.call.callId, entry.call.args]) : []);
+    const argsOf = new Map(roundCalls(run).map((entry) => [entry.call.callId, entry.call.args]));
     const calls: ChainCall[] = observed.map((call) => {
       const entry: ChainCall = { call, args: argsOf.get(call.callId) ?? {} };
       // A page read back is already stored: keeping it again would only evict older results.
@@ -216,26 +248,7 @@ export class Memory implements AgentMemory {
     const steps = this.steps;
     this.steps = [];
     this.refs = undefined;
-    // Calls of the last round that ran but whose results the model never read (the run was aborted
-    // while a result waited for approval, or while the turn was observed): the memory must still
-    // say that they ran, or the next run could repeat a call with side effects.
-    // Denied calls never ran: they are not among the calls made.
-    const unread = run.observation === undefined ? run.history.filter((record) => record.round === run.round && record.outcome !== 'denied') : [];
-    const last = raw.at(-1);
-    if (last?.role === 'assistant' && last.toolCalls?.length) {
-      if (unread.length === 0) {
-        // Native calls cut off before any ran have no tool results; providers refuse such a history.
-        raw.pop();
-      } else {
-        // Every native call needs its tool message: each says what became of it.
-        for (const call of last.toolCalls) {
-          const record = unread.find((entry) => entry.callId === call.id);
-          raw.push({ role: 'tool', callId: call.id, name: call.name, content: record === undefined ? 'Not run: the run was aborted.' : unreadNote([record]) });
-        }
-      }
-    } else if (unread.length > 0 && last?.role === 'assistant') {
-      raw.push({ role: 'user', content: wrapObservation(unreadNote(unread)) });
-    }
+    const unread = closeUnread(run, raw);
     // A run the model never answered (aborted before it, or a failed first call) leaves nothing.
     if (!raw.some((message) => message.role === 'assistant')) return undefined;
     // Image bytes are not kept: the token budget cannot measure them, and every later run would
@@ -352,56 +365,7 @@ export class Memory implements AgentMemory {
       turnsKept: turns.length,
       fallback,
     };
-    if (error !== undefined) data.error = error instanceof Error ? error.message : String(error);
+    if (error !== undefined) data.error = errorMessage(error);
     host.publish('memory.compacted', data, cause);
   }
-}
-
-function withoutImages(message: ChatMessage): ChatMessage {
-  if (!('images' in message) || message.images === undefined) return message;
-  const { images: _images, ...rest } = message;
-  return rest as ChatMessage;
-}
-
-/** Checks the `memory` option and builds the agent's memory; `undefined` leaves runs independent. */
-export function resolveMemory(
-  options: MemoryOptions | boolean | undefined,
-  provider: { name: string; model?: string | undefined },
-  maxObservationChars: number,
-  agent: string,
-): Memory | undefined {
-  if (options === undefined || options === false) return undefined;
-  const resolved = options === true ? {} : options;
-  if (resolved === null || typeof resolved !== 'object') throw new ConfigError(`createAgent "${agent}": memory must be true or an object of options`);
-  const { maxTokens, history, compaction, countTokens, previewChars, variables } = resolved;
-  if (maxTokens !== undefined && (!Number.isSafeInteger(maxTokens) || maxTokens < 1)) {
-    throw new ConfigError(`createAgent "${agent}": memory.maxTokens must be a positive integer, got ${String(maxTokens)}`);
-  }
-  if (history !== undefined && history !== 'full' && history !== 'compact') {
-    throw new ConfigError(`createAgent "${agent}": memory.history must be 'full' or 'compact', got ${JSON.stringify(history)}`);
-  }
-  if (compaction !== undefined && (compaction === null || typeof compaction.compact !== 'function' || typeof compaction.name !== 'string')) {
-    throw new ConfigError(`createAgent "${agent}": memory.compaction must be a policy { name, compact(request) } (try dropOldest() or summarizeOldest(...))`);
-  }
-  if (countTokens !== undefined && typeof countTokens !== 'function') {
-    throw new ConfigError(`createAgent "${agent}": memory.countTokens must be a function of text`);
-  }
-  if (previewChars !== undefined && (!Number.isSafeInteger(previewChars) || previewChars < 1)) {
-    throw new ConfigError(`createAgent "${agent}": memory.previewChars must be a positive integer, got ${String(previewChars)}`);
-  }
-  for (const key of ['maxCount', 'maxChars'] as const) {
-    const value = variables?.[key];
-    if (value !== undefined && (!Number.isSafeInteger(value) || value < 1)) {
-      throw new ConfigError(`createAgent "${agent}": memory.variables.${key} must be a positive integer, got ${String(value)}`);
-    }
-  }
-  // A page of read_var fits one observation uncut, with room for its header line.
-  const pageChars = Math.max(100, Math.min(4_000, maxObservationChars - 200));
-  return new Memory(resolved, provider, pageChars);
-}
-
-/** What memory keeps of calls that ran in a round whose results the model never read. */
-function unreadNote(records: readonly CallRecord[]): string {
-  const calls = records.map((record) => `${record.name} (${record.callId}): ${record.outcome}`).join('; ');
-  return `The run was aborted before these results were read. These calls were made (check before repeating one): ${calls}.`;
 }

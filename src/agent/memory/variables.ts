@@ -28,6 +28,9 @@ export type VariableRead =
 
 type Entry = VariableInfo & { text: string };
 
+/** A variable store as plain data, for an agent's snapshot. */
+export type VariablesSnapshot = { next: number; entries: Entry[] };
+
 export const DEFAULT_VARIABLE_LIMITS: Readonly<Required<VariableLimits>> = Object.freeze({ maxCount: 200, maxChars: 2_000_000 });
 
 /**
@@ -93,6 +96,21 @@ export class VariableStore {
   /** The stored variables, oldest first. */
   list(): VariableInfo[] {
     return [...this.entries.values()].map(({ ref, tool, callId, chars, cut }) => ({ ref, tool, callId, chars, cut }));
+  }
+
+  /** The store as plain data. */
+  snapshot(): VariablesSnapshot {
+    return { next: this.next, entries: [...this.entries.values()].map((entry) => ({ ...entry })) };
+  }
+
+  /** Replaces the store's content by a snapshot's. */
+  restore(snapshot: VariablesSnapshot): void {
+    this.clear();
+    this.next = snapshot.next;
+    for (const entry of snapshot.entries) {
+      this.entries.set(entry.ref, { ...entry });
+      this.chars += entry.chars;
+    }
   }
 
   /** Removes every variable; references are never reused. */

@@ -1,0 +1,69 @@
+import type { LimitFunction } from 'p-limit';
+import type { Logger } from 'pino';
+import type { Bus } from '../bus/bus.js';
+import type { ChatMessage, Provider, ToolChoice, ToolSpec } from '../llm/types.js';
+import type { ProtocolLimits } from '../protocol/types.js';
+import type { SessionLog } from '../record/session-log.js';
+import type { ToolLimiters } from '../tools/acquire-slot.js';
+import type { Registry } from '../tools/registry.js';
+import type { RetryPolicy } from '../tools/types.js';
+import type { AgentOptions, RepairFunction } from './agent-options.js';
+import type { Budget } from './budget.js';
+import type { Memory } from './memory/agent-memory.js';
+
+/**
+ * Everything an agent needs that does not change between runs: `createAgent`'s options checked,
+ * with their defaults, frozen once resolved. (The memory and the budgets it names are live
+ * objects, but which ones an agent has never changes.)
+ */
+export type AgentConfig = Readonly<{
+  name: string;
+  bus: Bus;
+  provider: Provider;
+  registry: Registry;
+  allowed: ReadonlySet<string> | undefined;
+  protocol: 'xml' | 'native';
+  systemPrompt: string;
+  /** The system prompt as the first message of every run (one frozen object), if there is one. */
+  systemMessage: ChatMessage | undefined;
+  toolSpecs: readonly ToolSpec[] | undefined;
+  limits: ProtocolLimits;
+  maxRounds: number;
+  maxCorrections: number;
+  scene: string | undefined;
+  /** A global tool limiter shared with others, when the host gave one; else the agent makes its own. */
+  limiter: LimitFunction | undefined;
+  concurrency: number;
+  /** Per-tool limiters shared with others (a scene's, a parent agent's); else the agent makes its own. */
+  toolLimiters: ToolLimiters | undefined;
+  modelRetry: Required<RetryPolicy>;
+  toolTimeoutMs: number;
+  maxObservationChars: number;
+  log: SessionLog | undefined;
+  /** The agent opened the log (from a path) and closes it. */
+  ownsLog: boolean;
+  logger: Logger;
+  temperature: number | undefined;
+  stream: boolean;
+  toolChoice: ToolChoice;
+  maxTokens: number | undefined;
+  /** Checked before every model call and every round's tool calls: the agent's, then its scene's. */
+  budgets: readonly Budget[];
+  onBeforeModel: AgentOptions['onBeforeModel'];
+  repair: RepairFunction | undefined;
+  /** Seeds the agent's generator; `undefined` draws a seed when the generator is first used. */
+  seed: number | undefined;
+  /** The history kept between runs, with the `memory` option. */
+  memory: Memory | undefined;
+}>;
+
+/**
+ * What a scene or a parent agent gives the agents it makes, beside their options: limits, a log
+ * and budgets shared with others, and the seed it derived for them. Internal: users pass options.
+ */
+export type SharedParts = {
+  toolLimiters?: ToolLimiters;
+  /** The log that already records the shared bus (its write-ahead check only). */
+  log?: SessionLog;
+  budgets?: readonly Budget[];
+};

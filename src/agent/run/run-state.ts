@@ -1,0 +1,124 @@
+import type { CallRecord } from '../../bus/event-data.js';
+import type { ChatMessage, ModelResponse, Usage } from '../../llm/types.js';
+import type { CallRejection, Issue, MalformedProblem, ParsedOutput, ToolCall } from '../../protocol/types.js';
+import type { CallResult } from '../../tools/dispatch-turn.js';
+import type { BudgetRefusal } from '../budget.js';
+import type { ObservedCall, RepairedNote } from '../observation-text.js';
+
+/**
+ * Where one approval stands: the same record serves a call's approval and its result's.
+ *
+ * - `checking`: the tool's predicate is still deciding whether to ask.
+ * - `ask`: the host must decide; not yet requested on the bus.
+ * - `refused`: the predicate threw; refused without asking (the gate fails closed).
+ * - `requested`: published (`…approval.requested`) with the SHA-256 `hash` a decision binds to.
+ * - `decided`: approved or not; `announced` once the decision was published.
+ */
+export type Approval =
+  | { status: 'checking' }
+  | { status: 'ask' }
+  | { status: 'refused'; reason: string }
+  | { status: 'requested'; hash: string }
+  | { status: 'decided'; approved: boolean; reason: string; asked: boolean; announced: boolean };
+
+/** A validated call of the round, with its approvals and, once dispatched, its result. */
+export type RoundCall = {
+  call: ToolCall;
+  /** Absent when the call runs without asking. */
+  approval?: Approval;
+  /** Set once the call ran (completed or failed). */
+  result?: CallResult;
+  /** For a completed call of a tool with `needsResultApproval`: whether the model may see it. */
+  resultApproval?: Approval;
+};
+
+/**
+ * What the current round's reply came to, for the guards and the observation. `recorded`: the
+ * calls are in the run's history already.
+ */
+export type RoundOutcome =
+  | { kind: 'none' }
+  | { kind: 'malformed'; problem: MalformedProblem }
+  | { kind: 'empty' }
+  | { kind: 'rejected'; rejection: CallRejection; callCount: number }
+  | { kind: 'calls'; calls: RoundCall[]; repaired?: RepairedNote; recorded?: true };
+
+/** An observation the model has not seen yet: the last round's outcome at the end of a turn. */
+export type PendingObservation = {
+  text: string;
+  ok: boolean;
+  /** The round's calls with their results, for scripted brains. */
+  calls: readonly ObservedCall[];
+};
+
+/**
+ * One `agent.run` as plain data: everything needed to continue it, and nothing live (no signal,
+ * no callback, no tool). A snapshot of it (`agent.snapshot()`) survives `JSON.stringify` once its
+ * image bytes are encoded, and the run goes on from it in a new agent (`agent.resume`).
+ */
+export type RunState = {
+  /** The agent's count of runs: call ids are `<agent>/<number>.<round>.<n>`. */
+  number: number;
+  messages: ChatMessage[];
+  startedAt: number;
+  round: number;
+  corrections: number;
+  /** Rejected calls a repair fixed. */
+  repairs: number;
+  /** The next (or current) deliberation is the final-answer nudge. */
+  nudging: boolean;
+  usage: Usage;
+  history: CallRecord[];
+  dispatched: number;
+  /**
+   * Set once the current round's model call is sent: when, and the messages an `onBeforeModel`
+   * hook gave in place of the history. A run continued from here asks the model again, as sent.
+   */
+  asked?: { at: number; messages?: ChatMessage[] };
+  response?: ModelResponse;
+  parsed?: ParsedOutput;
+  /** What the streaming scanner parsed of this round's output (XML), for the parse stage. */
+  streamed?: ParsedOutput;
+  outcome: RoundOutcome;
+  /** A scene turn's rounds: when spent, the run ends with `turn_ended` instead of the nudge. */
+  roundLimit?: number;
+  /** The observation of the last round, until the model has seen it. */
+  observation?: PendingObservation;
+  /** Set when a budget refused a checkpoint: the run ends with `budget`. */
+  budgetRefusal?: BudgetRefusal;
+  /** The last visible text the model wrote. */
+  text: string;
+  /** Why the run failed, when it did. */
+  error?: string;
+  lastIssues?: Issue[];
+  /** The id of the event the next one follows from (envelope `cause`). */
+  cause?: string;
+  finished: boolean;
+};
+
+/** The outcome of a round that has produced nothing yet. Shared: it is never written to. */
+export const NO_OUTCOME: RoundOutcome = Object.freeze({ kind: 'none' });
+
+/** A new run's state, before its first deliberation. */
+export function newRunState(number: number, messages: ChatMessage[], startedAt: number): RunState {
+  return {
+    number,
+    messages,
+    startedAt,
+    round: 0,
+    corrections: 0,
+    repairs: 0,
+    nudging: false,
+    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    history: [],
+    dispatched: 0,
+    outcome: NO_OUTCOME,
+    text: '',
+    finished: false,
+  };
+}
+
+/** The round's calls, when the round produced calls. */
+export function roundCalls(run: RunState): RoundCall[] {
+  return run.outcome.kind === 'calls' ? run.outcome.calls : [];
+}

@@ -1,0 +1,168 @@
+import type { TroupeEvents } from '../../bus/events.js';
+import { errorMessage } from '../../errors.js';
+import type { ChatMessage, ModelRequest, ModelResponse } from '../../llm/types.js';
+import type { AgentConfig } from '../agent-config.js';
+import { addUsage, ONE_MODEL_CALL } from '../budget.js';
+import { callModel } from '../call-model.js';
+import { NO_OUTCOME, type RunState } from '../run/run-state.js';
+import { streamModel } from '../stream-model.js';
+import { refusedByBudget } from './checkpoint.js';
+import { parseOptionsFor } from './parse.js';
+import type { StageEvent, StagePort } from './stage-port.js';
+
+/** Opens a round and asks the model; reports `model.responded` or `model.failed`. */
+export function deliberate(run: RunState, config: AgentConfig, port: StagePort): void {
+  // Aborted before the first call (a signal that was already aborted): ask the model nothing.
+  if (port.signal.aborted) return port.send('aborted');
+  if (refusedByBudget(run, config, port, ONE_MODEL_CALL)) return;
+  run.round++;
+  run.outcome = NO_OUTCOME;
+  // The last round's output is observed already: a run that ends before this round's answer must not keep it twice.
+  run.parsed = undefined;
+  if (run.nudging) {
+    run.messages.push({
+      role: 'user',
+      content:
+        `You have used all ${config.maxRounds} rounds of tool calls. Reply now with your final answer ` +
+        'in plain text, without an <ACTION> block; no more tools will run.',
+    });
+  }
+  prepareRequest(run, config, port);
+}
+
+/**
+ * Lets `onBeforeModel` shape the request, then asks the model. A run continued in `deliberating`
+ * before its model call was sent starts here.
+ */
+export function prepareRequest(run: RunState, config: AgentConfig, port: StagePort): void {
+  const hook = config.onBeforeModel;
+  if (hook === undefined) return askModel(run, config, port, undefined);
+  let rewritten: ReturnType<typeof hook>;
+  try {
+    // A copy: the hook shapes this request only, never the run's history.
+    rewritten = hook(structuredClone(run.messages), { agent: config.name, round: run.round, nudge: run.nudging, signal: port.signal });
+  } catch (error) {
+    return port.send(beforeModelFailed(run, error));
+  }
+  port.wait(
+    rewritten,
+    (messages) => {
+      if (messages === undefined) return askModel(run, config, port, undefined);
+      const problem = messageListProblem(messages);
+      if (problem !== undefined) return beforeModelFailed(run, new Error(problem));
+      return askModel(run, config, port, messages);
+    },
+    (error) => beforeModelFailed(run, error),
+  );
+}
+
+/** Publishes `llm.request` and sends the round's request (`messages`: the hook's, in place of the history). */
+function askModel(run: RunState, config: AgentConfig, port: StagePort, messages: ChatMessage[] | undefined): undefined {
+  const { provider } = config;
+  const data: TroupeEvents['llm.request'] = {
+    round: run.round,
+    provider: provider.name,
+    messageCount: (messages ?? run.messages).length,
+    nudge: run.nudging,
+  };
+  if (provider.model !== undefined) data.model = provider.model;
+  run.cause = port.publish('llm.request', data).id;
+  run.asked = messages === undefined ? { at: port.now() } : { at: port.now(), messages };
+  sendRequest(run, config, port);
+  return undefined;
+}
+
+/** Sends the request the run has asked (a run continued in `deliberating` after its `llm.request` starts here). */
+export function sendRequest(run: RunState, config: AgentConfig, port: StagePort): void {
+  const { provider } = config;
+  const request = modelRequest(run, config, port.signal);
+  if (config.stream && provider.stream !== undefined) {
+    const xml = config.protocol === 'xml' ? parseOptionsFor(run, config, undefined) : undefined;
+    port.wait(
+      streamModel(provider, request, config.modelRetry, port.publisher, xml, () => port.random()),
+      (streamed) => {
+        run.streamed = streamed.parsed;
+        return responded(run, config, port, streamed.response);
+      },
+      (error) => modelFailed(run, error),
+    );
+    return;
+  }
+  // A provider that answers at once (a scripted brain) is parsed in this same step.
+  port.wait(
+    callModel(provider, request, config.modelRetry, port.publisher, () => port.random()),
+    (response) => responded(run, config, port, response),
+    (error) => modelFailed(run, error),
+  );
+}
+
+/** The request for the round the run has asked. */
+function modelRequest(run: RunState, config: AgentConfig, signal: AbortSignal): ModelRequest {
+  const request: ModelRequest = { messages: run.asked?.messages ?? run.messages, signal, round: run.round, agent: config.name };
+  if (config.protocol === 'native' && config.toolSpecs !== undefined) {
+    // The nudge still declares the tools (providers refuse a history of calls to undeclared
+    // tools) but forbids calling them.
+    request.tools = config.toolSpecs;
+    request.toolChoice = run.nudging ? 'none' : config.toolChoice;
+  }
+  if (config.protocol === 'xml' && !run.nudging) request.stop = STOP_AT_CLOSER;
+  if (config.temperature !== undefined) request.temperature = config.temperature;
+  if (config.maxTokens !== undefined) request.maxTokens = config.maxTokens;
+  return request;
+}
+
+/** Records the model's reply and publishes `llm.response`. */
+function responded(run: RunState, config: AgentConfig, port: StagePort, response: ModelResponse): StageEvent {
+  // A provider that resolves something malformed fails the run; it must never hang it.
+  if (response === null || typeof response !== 'object' || typeof response.text !== 'string') {
+    run.error = `model call failed: the provider returned ${response === null ? 'null' : typeof response} instead of a response with text`;
+    return 'model.failed';
+  }
+  run.response = response;
+  // The model has now answered the last observation (a brain reads it from the run until here).
+  run.observation = undefined;
+  if (response.usage !== undefined) {
+    addUsage(run.usage, response.usage);
+    for (const budget of config.budgets) budget.charge({ tokens: response.usage.totalTokens });
+  }
+  const data: TroupeEvents['llm.response'] = {
+    round: run.round,
+    text: response.text,
+    finishReason: response.finishReason,
+    latencyMs: port.now() - run.asked!.at,
+  };
+  if (response.toolCalls !== undefined) data.toolCalls = response.toolCalls;
+  if (response.usage !== undefined) data.usage = response.usage;
+  run.asked = undefined;
+  run.cause = port.publish('llm.response', data).id;
+  return 'model.responded';
+}
+
+function modelFailed(run: RunState, error: unknown): StageEvent {
+  run.error = `model call failed: ${errorMessage(error)}`;
+  return 'model.failed';
+}
+
+/** A throwing or misbehaving `onBeforeModel` is the host's bug: the run fails, naming it. */
+function beforeModelFailed(run: RunState, error: unknown): StageEvent {
+  run.error = `onBeforeModel failed: ${errorMessage(error)}`;
+  return 'model.failed';
+}
+
+const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
+
+function messageListProblem(messages: unknown): string | undefined {
+  if (!Array.isArray(messages)) return `it must return an array of messages or undefined, got ${messages === null ? 'null' : typeof messages}`;
+  if (messages.length === 0) return 'it returned no messages';
+  for (const [index, message] of messages.entries()) {
+    const { role, content, callId, name } = (message ?? {}) as { role?: unknown; content?: unknown; callId?: unknown; name?: unknown };
+    if (typeof role !== 'string' || !ROLES.has(role) || typeof content !== 'string') {
+      return `message ${index} is not a chat message ({ role: 'system' | 'user' | 'assistant' | 'tool', content: string })`;
+    }
+    // Providers pair a tool message with its call by id: one without would be refused there, later and less clearly.
+    if (role === 'tool' && (typeof callId !== 'string' || typeof name !== 'string')) return `message ${index} is a tool message without its callId and name`;
+  }
+  return undefined;
+}
+
+const STOP_AT_CLOSER: readonly string[] = Object.freeze(['</ACTION>']);

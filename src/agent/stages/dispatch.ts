@@ -1,0 +1,65 @@
+import { errorMessage } from '../../errors.js';
+import { dispatchTurnNow, type DispatchOptions } from '../../tools/dispatch-turn.js';
+import type { AgentConfig } from '../agent-config.js';
+import { roundCalls, type RoundCall, type RunState } from '../run/run-state.js';
+import { refusedByBudget } from './checkpoint.js';
+import type { StageEvent, StagePort } from './stage-port.js';
+
+/** Runs the round's approved calls; reports `dispatch.settled`, `aborted` or `dispatch.failed`. */
+export function dispatch(run: RunState, config: AgentConfig, port: StagePort): void {
+  // Aborted by a subscriber during parse or validate: nothing of the round starts.
+  if (port.signal.aborted) return port.send('aborted');
+  const runnable = callsToRun(run);
+  // The whole round fits the budgets or none of it runs.
+  if (refusedByBudget(run, config, port, { toolCalls: runnable.length })) return;
+  runCalls(run, config, port, runnable);
+}
+
+/** The round's calls that may run and have not: approved (or ungated), with no result yet. */
+export function callsToRun(run: RunState): RoundCall[] {
+  return roundCalls(run).filter((entry) => entry.result === undefined && (entry.approval === undefined || (entry.approval.status === 'decided' && entry.approval.approved)));
+}
+
+/** Dispatches `runnable` and records each call's result on it (a run continued mid-dispatch starts here). */
+export function runCalls(run: RunState, config: AgentConfig, port: StagePort, runnable: RoundCall[]): void {
+  const { limiter, toolLimiters } = port.limiters();
+  const options: DispatchOptions = {
+    signal: port.signal,
+    agent: config.name,
+    publish: port.publisher,
+    limiter,
+    toolLimiters,
+    // An approval-gated call makes the whole round run in the model's order.
+    sequential: roundCalls(run).some((entry) => entry.approval !== undefined),
+    defaultTimeoutMs: config.toolTimeoutMs,
+    // Durations on the bus clock: a run with an injected clock gives the same events every time.
+    clock: config.bus.clock,
+    bus: config.bus,
+  };
+  if (config.scene !== undefined) options.scene = config.scene;
+  if (config.log !== undefined) options.assertRecorded = config.log.assertRecorded;
+  let work: ReturnType<typeof dispatchTurnNow>;
+  try {
+    work = dispatchTurnNow(
+      runnable.map((entry) => ({ call: entry.call, tool: config.registry.get(entry.call.name)! })),
+      options,
+    );
+  } catch (error) {
+    return port.send(dispatchFailed(run, error));
+  }
+  port.wait(
+    work,
+    (results) => {
+      results.forEach((result, index) => (runnable[index]!.result = result));
+      return 'dispatch.settled';
+    },
+    (error) => dispatchFailed(run, error),
+    // Aborted: the calls that ran are recorded, and the run ends `aborted`.
+    'report',
+  );
+}
+
+function dispatchFailed(run: RunState, error: unknown): StageEvent {
+  run.error = `dispatch failed: ${errorMessage(error)}`;
+  return 'dispatch.failed';
+}
