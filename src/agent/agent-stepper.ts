@@ -17,20 +17,24 @@ import type { StagePort } from './stages/stage-port.js';
 type Implementations = Parameters<AgentMachine['provide']>[0];
 type Args = { context: AgentMachineContext };
 
-/** The agent behind the machine's context, and its run (an action or guard runs only during one). */
-function partsOf({ context }: Args): { host: AgentRuntime; run: RunState } {
-  const host = context.host as AgentRuntime;
+/** The agent behind the machine's context. */
+function hostOf({ context }: Args): AgentRuntime {
+  return context.host as AgentRuntime;
+}
+
+/** The agent's run: an action or guard runs only during one. */
+function runOf(host: AgentRuntime): RunState {
   const run = host.current;
   if (run === undefined) throw new Error(`agent "${host.name}" has no active run`);
-  return { host, run };
+  return run;
 }
 
 /** Lifts a stage into the form XState calls: its run, its config and its port are the agent's. */
 const stage =
   (body: (run: RunState, config: AgentConfig, port: StagePort) => void) =>
   (args: Args): void => {
-    const { host, run } = partsOf(args);
-    body(run, host.config, host);
+    const host = hostOf(args);
+    body(runOf(host), host.config, host);
   };
 
 /** Every action the machine names, filled in (the type refuses a missing or unknown name). */
@@ -45,22 +49,24 @@ const actions = {
   requestResultApproval: stage((run, config, port) => checkApprovals(RESULT_GATE, run, config, port)),
   observe: stage(observe),
   finish: (args: Args) => {
-    const { host, run } = partsOf(args);
+    const host = hostOf(args);
+    const run = runOf(host);
     host.finishRun(run, finish(run, host.config, host.signal.aborted));
   },
   fail: (args: Args) => {
-    const { host, run } = partsOf(args);
+    const host = hostOf(args);
+    const run = runOf(host);
     host.finishRun(run, fail(run, host.config));
   },
-  nudge: (args: Args) => nudge(partsOf(args).run),
+  nudge: (args: Args) => nudge(runOf(hostOf(args))),
 } satisfies Required<NonNullable<Implementations['actions']>>;
 
 /** Lifts a guard into the form XState calls. */
 const lift =
   (guard: Guard) =>
   (args: Args): boolean => {
-    const { host, run } = partsOf(args);
-    return guard(run, host.config, host.signal.aborted);
+    const host = hostOf(args);
+    return guard(runOf(host), host.config, host.signal.aborted);
   };
 
 /** Every guard the machine names, as a question about the run (the type refuses a missing or unknown name). */

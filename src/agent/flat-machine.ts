@@ -33,9 +33,12 @@ type State<TContext> = {
 export type FlatMachine<TContext> = {
   readonly initial: string;
   readonly states: ReadonlySet<string>;
-  /** Runs the initial state's entry actions and returns its name. */
+  /** Enters the initial state (entry actions, then eventless transitions) and returns the state reached. */
   start(context: TContext): string;
-  /** Takes one event in `state`; returns the state reached after eventless transitions. */
+  /**
+   * Takes one event in `state`; returns the state reached after eventless transitions. As in
+   * XState, eventless transitions are checked after every event, handled or not.
+   */
   step(state: string, event: { type: string }, context: TContext): string;
 };
 
@@ -104,23 +107,27 @@ export function compileFlatMachine<TContext>(machine: AnyStateMachine): FlatMach
     return enter(chosen.target, args);
   };
 
+  const settle = (from: string, args: ActionArgs<TContext>): string => {
+    let current = from;
+    for (let steps = 0; ; steps++) {
+      const next = choose(states.get(current)!.always, args);
+      if (next === undefined) return current;
+      if (steps === MAX_EVENTLESS_STEPS) fail(`eventless transitions loop from "${current}"`);
+      current = take(next, args);
+    }
+  };
+
   return {
     initial: config.initial as string,
     states: names,
     start(context) {
-      return enter(config.initial as string, { context, event: { type: 'xstate.init' } });
+      const args = { context, event: { type: 'xstate.init' } };
+      return settle(enter(config.initial as string, args), args);
     },
     step(state, event, context) {
       const args = { context, event };
       const chosen = choose(states.get(state)?.on.get(event.type), args);
-      if (chosen === undefined) return state;
-      let current = take(chosen, args);
-      for (let steps = 0; ; steps++) {
-        const next = choose(states.get(current)!.always, args);
-        if (next === undefined) return current;
-        if (steps === MAX_EVENTLESS_STEPS) fail(`eventless transitions loop from "${current}"`);
-        current = take(next, args);
-      }
+      return settle(chosen === undefined ? state : take(chosen, args), args);
     },
   };
 }

@@ -85,6 +85,8 @@ const CHECKING: Approval = Object.freeze({ status: 'checking' });
  * are recorded at once; otherwise the gate waits for all of them, then moves on (`advance`).
  */
 export function checkApprovals(gate: Gate, run: RunState, config: AgentConfig, port: StagePort, only?: (entry: RoundCall) => boolean): void {
+  // Most rounds have no gated tool: nothing to ask, nothing to allocate.
+  if (!roundCalls(run).some((entry) => hasPredicate(gate, entry, config))) return settleNow(gate, run, port);
   const asked: RoundCall[] = [];
   const answers: unknown[] = [];
   for (const entry of roundCalls(run)) {
@@ -119,11 +121,21 @@ export function checkApprovals(gate: Gate, run: RunState, config: AgentConfig, p
   }, () => undefined);
 }
 
+function hasPredicate(gate: Gate, entry: RoundCall, config: AgentConfig): boolean {
+  const predicate = gate.predicate(entry, config.registry.get(entry.call.name)!);
+  return predicate !== undefined && predicate !== false;
+}
+
+/** With nothing to check: moves the gate on at once (it reports `settled` when it is parked). */
+function settleNow(gate: Gate, run: RunState, port: StagePort): void {
+  const event = advance(gate, run, port);
+  if (event !== undefined) port.send(event);
+}
+
 /** Opens the gate of calls on entering its parked state; checks still running open it when they end. */
 export function openCallGate(run: RunState, port: StagePort): void {
   if (roundCalls(run).some((entry) => entry.approval?.status === 'checking')) return;
-  const event = advance(CALL_GATE, run, port);
-  if (event !== undefined) port.send(event);
+  settleNow(CALL_GATE, run, port);
 }
 
 /**
@@ -207,6 +219,5 @@ export function reopenGate(gate: Gate, run: RunState, config: AgentConfig, port:
     else if (approval?.status === 'decided' && !approval.announced) port.defer(() => announce(gate, run, entry, port));
   }
   if (checking.size > 0) return checkApprovals(gate, run, config, port, (entry) => checking.has(entry));
-  const event = advance(gate, run, port);
-  if (event !== undefined) port.send(event);
+  settleNow(gate, run, port);
 }
