@@ -33,7 +33,8 @@ const CLIENT_TIMEOUT_MS = 24 * 60 * 60 * 1000;
  * then to the public API.
  *
  * @example
- * import { anthropicProvider, createAgent } from 'troupe';
+ * import { createAgent } from 'troupe';
+ * import { anthropicProvider } from 'troupe/anthropic';
  * const provider = anthropicProvider({ model: 'claude-sonnet-5-5' });
  * const agent = createAgent({ name: 'scribe', instructions: 'Answer briefly.', provider });
  */

@@ -30,6 +30,7 @@ export type GeminiProviderOptions = AdapterOptions & {
  * retry policy is the only one.
  *
  * @example
+ * import { geminiProvider } from 'troupe/gemini';
  * const provider = geminiProvider({ model: 'gemini-2.5-flash', thinking: { includeThoughts: true } });
  * const agent = createAgent({ name: 'referee', provider, tools: [lookupPlayer], protocol: 'native' });
  */

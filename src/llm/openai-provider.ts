@@ -30,6 +30,7 @@ const CLIENT_TIMEOUT_MS = 2_147_483_647;
  * `OPENAI_BASE_URL`. A local server given by a baseURL needs no key.
  *
  * @example
+ * import { openaiProvider } from 'troupe/openai';
  * const openai = openaiProvider({ model: 'gpt-4o-mini' });
  * const local = openaiProvider({ model: 'qwen3:8b', baseURL: 'http://127.0.0.1:11434/v1' });
  * const agent = createAgent({ name: 'referee', provider: local, tools: [lookupPlayer] });

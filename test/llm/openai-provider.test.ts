@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
-import { openaiProvider, type OpenAIProviderOptions } from '../../src/llm/openai-provider.js';
+import { openaiProvider, type OpenAIProviderOptions } from '../../src/llm/openai/index.js';
 import { ProviderError } from '../../src/llm/provider-error.js';
 import type { ModelRequest, StreamEvent } from '../../src/llm/types.js';
 import { startWireServer, type WireServer } from './wire-server.js';
