@@ -2,14 +2,15 @@ import Anthropic from '@anthropic-ai/sdk';
 import { ConfigError } from '../errors.js';
 import { adapterContext, type AdapterOptions } from './adapter-options.js';
 import { decodeStream } from './anthropic/decode-stream.js';
-import { anthropicRequest, type AnthropicThinking, type RequestDefaults } from './anthropic/map-request.js';
+import type { AnthropicThinking } from './anthropic/anthropic-thinking.js';
+import { anthropicRequest, type RequestDefaults } from './anthropic/map-request.js';
 import { anthropicResponse } from './anthropic/map-response.js';
 import { ThinkingMemory } from './anthropic/thinking-memory.js';
 import { clientProvider } from './client-provider.js';
 import { ProviderError } from './provider-error.js';
 import type { Provider } from './types.js';
 
-export type { AnthropicThinking } from './anthropic/map-request.js';
+export type { AnthropicThinking } from './anthropic/anthropic-thinking.js';
 
 /** Options of `anthropicProvider`: the shared adapter options plus Anthropic's own. */
 export type AnthropicProviderOptions = AdapterOptions & {

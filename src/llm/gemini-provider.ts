@@ -7,13 +7,14 @@ import { ConfigError } from '../errors.js';
 import { adapterContext, type AdapterOptions } from './adapter-options.js';
 import { clientProvider } from './client-provider.js';
 import { geminiFailure, streamCut } from './gemini/gemini-failure.js';
-import { mapRequest, type GeminiThinking } from './gemini/map-request.js';
+import type { GeminiThinking } from './gemini/gemini-thinking.js';
+import { mapRequest } from './gemini/map-request.js';
 import { TurnReader } from './gemini/read-turn.js';
 import { ThoughtSignatures } from './gemini/thought-signatures.js';
 import { ProviderError } from './provider-error.js';
 import type { ModelRequest, Provider, StreamEvent } from './types.js';
 
-export type { GeminiThinking } from './gemini/map-request.js';
+export type { GeminiThinking } from './gemini/gemini-thinking.js';
 
 /** What `geminiProvider` takes: the shared adapter options, plus Gemini's thinking controls. */
 export type GeminiProviderOptions = AdapterOptions & {

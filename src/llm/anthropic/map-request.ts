@@ -11,16 +11,11 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import { argumentsObject, base64 } from '../adapter-kit.js';
 import type { ChatMessage, MessageImage, ModelRequest, NativeToolCall, ToolChoice } from '../types.js';
+import type { AnthropicThinking } from './anthropic-thinking.js';
 import type { ThinkingMemory } from './thinking-memory.js';
 
 /** `max_tokens` is required by the Messages API; this is what a request without one asks for. */
 export const DEFAULT_MAX_TOKENS = 4096;
-
-/**
- * Extended thinking: a token budget (`{ type: 'enabled', budget_tokens }`, at least 1,024), or
- * `'adaptive'` (`{ type: 'adaptive' }`, the model decides; what newer models expect).
- */
-export type AnthropicThinking = { budgetTokens: number } | 'adaptive';
 
 /** What the adapter adds to every request. */
 export type RequestDefaults = {

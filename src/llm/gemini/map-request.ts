@@ -6,15 +6,8 @@
 import { FunctionCallingConfigMode, type Content, type GenerateContentConfig, type Part } from '@google/genai';
 import { argumentsObject, base64 } from '../adapter-kit.js';
 import type { ChatMessage, ModelRequest, NativeToolCall, ToolChoice } from '../types.js';
+import type { GeminiThinking } from './gemini-thinking.js';
 import { enforcesSignatures, SKIP_SIGNATURE, type ThoughtSignatures } from './thought-signatures.js';
-
-/** Gemini's thinking controls (`thinkingConfig`); models without thinking ignore them. */
-export type GeminiThinking = {
-  /** Tokens the model may think for: 0 turns thinking off, -1 lets the model decide. */
-  budgetTokens?: number;
-  /** Stream the model's thought summaries (troupe's `reasoning` events). */
-  includeThoughts?: boolean;
-};
 
 /** Seed 001's mapping: `required` is Gemini's ANY (call at least one function). */
 const MODES: Record<ToolChoice, FunctionCallingConfigMode> = {
