@@ -56,8 +56,8 @@ export function adapterContext(
   return { provider, timeoutMs, keys: new KeyRing(keys, options.clock) };
 }
 
-/** An environment variable may hold several keys separated by commas. */
-function splitKeys(value: string): string[] {
+/** The keys in an environment variable, which may hold several separated by commas. */
+export function splitKeys(value: string): string[] {
   return value
     .split(',')
     .map((key) => key.trim())
