@@ -1,3 +1,4 @@
+import type { AdapterLoader } from '../llm/resolve-model.js';
 import { scenesDirectory } from './scene-loader.js';
 
 /** Exit codes of `troupe`: done, the scene failed, a usage error, interrupted (128 + SIGINT). */
@@ -23,6 +24,8 @@ export type CliOptions = {
   interrupts?: (listener: () => void) => () => void;
   /** Ends the process at once: a second Ctrl-C (default `process.exit`). */
   exit?: (code: number) => void;
+  /** How `--model` loads a provider's adapter (default: its entry module); tests make one fail as a missing package. */
+  loadAdapter?: AdapterLoader;
 };
 
 /** Everything a command writes to and reads from, resolved. */
@@ -35,6 +38,7 @@ export type CliIo = {
   now: () => number;
   interrupts: (listener: () => void) => () => void;
   exit: (code: number) => void;
+  loadAdapter?: AdapterLoader | undefined;
 };
 
 /** Fills in the process's defaults for what the host did not give. */
@@ -49,6 +53,7 @@ export function resolveIo(out: NodeJS.WritableStream, err: NodeJS.WritableStream
     now: options.now ?? Date.now,
     interrupts: options.interrupts ?? onSigint,
     exit: options.exit ?? ((code) => process.exit(code)),
+    loadAdapter: options.loadAdapter,
   };
 }
 

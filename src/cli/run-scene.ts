@@ -64,10 +64,12 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
   let model: SceneModel | undefined;
   if (flags.model !== undefined) {
     try {
-      model = sceneModel(flags, io);
+      model = await sceneModel(flags, io);
     } catch (error) {
       await finish(EXIT.usage);
-      return fail(io, `--model ${flags.model}: ${(error as Error).message}`, EXIT.usage);
+      const message = (error as Error).message;
+      // A message that starts with the spec ("openai:gpt-4o needs the openai package…") reads on from the flag.
+      return fail(io, message.startsWith(`${flags.model} `) ? `--model ${message}` : `--model ${flags.model}: ${message}`, EXIT.usage);
     }
   }
   let scene: Scene;
@@ -131,8 +133,8 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
 }
 
 /** The model `--model` names, recorded to `--record`'s cassette when asked. */
-function sceneModel(flags: RunFlags, io: CliIo): SceneModel {
-  const provider = resolveModel(flags.model!, { env: io.env });
+async function sceneModel(flags: RunFlags, io: CliIo): Promise<SceneModel> {
+  const provider = await resolveModel(flags.model!, { env: io.env, loadAdapter: io.loadAdapter });
   return {
     provider: flags.record !== undefined ? recordProvider(provider, flags.record) : provider,
     ...(flags.protocol !== undefined && { protocol: flags.protocol }),

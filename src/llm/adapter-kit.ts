@@ -165,3 +165,18 @@ export function base64(data: Uint8Array): string {
   }
   return text;
 }
+
+/**
+ * A stored call's arguments as the JSON object Anthropic's `tool_use.input` and Gemini's
+ * `functionCall.args` must be. Arguments that are not one (broken JSON the model wrote, an array)
+ * go back as `{}`: the APIs refuse anything else, and the tool result after the call already told
+ * the model what was wrong with them.
+ */
+export function argumentsObject(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

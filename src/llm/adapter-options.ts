@@ -29,11 +29,6 @@ export type AdapterOptions = {
   accepts?: ProviderAccepts;
 };
 
-/** The adapter's default capabilities with the caller's overrides, frozen. */
-export function acceptsOf(defaults: Required<ProviderAccepts>, given: ProviderAccepts | undefined): Readonly<ProviderAccepts> {
-  return Object.freeze({ ...defaults, ...given });
-}
-
 /**
  * Resolves the keys and timer every adapter shares. `envKeys` are the environment variables the
  * provider's users already set; `keyOptional` lets servers that take no key (local ones) go without.
@@ -61,8 +56,8 @@ export function adapterContext(
   return { provider, timeoutMs, keys: new KeyRing(keys, options.clock) };
 }
 
-/** An environment variable may hold several keys separated by commas. */
-function splitKeys(value: string): string[] {
+/** The keys in an environment variable, which may hold several separated by commas. */
+export function splitKeys(value: string): string[] {
   return value
     .split(',')
     .map((key) => key.trim())

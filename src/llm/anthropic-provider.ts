@@ -1,16 +1,16 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { ConfigError } from '../errors.js';
-import { guardedCall, guardedStream } from './adapter-kit.js';
-import { acceptsOf, adapterContext, type AdapterOptions } from './adapter-options.js';
+import { adapterContext, type AdapterOptions } from './adapter-options.js';
 import { decodeStream } from './anthropic/decode-stream.js';
-import { anthropicRequest, type AnthropicThinking, type RequestDefaults } from './anthropic/map-request.js';
+import type { AnthropicThinking } from './anthropic/anthropic-thinking.js';
+import { anthropicRequest, type RequestDefaults } from './anthropic/map-request.js';
 import { anthropicResponse } from './anthropic/map-response.js';
 import { ThinkingMemory } from './anthropic/thinking-memory.js';
-import type { LeasedKey } from './key-ring.js';
+import { clientProvider } from './client-provider.js';
 import { ProviderError } from './provider-error.js';
 import type { Provider } from './types.js';
 
-export type { AnthropicThinking } from './anthropic/map-request.js';
+export type { AnthropicThinking } from './anthropic/anthropic-thinking.js';
 
 /** Options of `anthropicProvider`: the shared adapter options plus Anthropic's own. */
 export type AnthropicProviderOptions = AdapterOptions & {
@@ -33,7 +33,8 @@ const CLIENT_TIMEOUT_MS = 24 * 60 * 60 * 1000;
  * then to the public API.
  *
  * @example
- * import { anthropicProvider, createAgent } from 'troupe';
+ * import { createAgent } from 'troupe';
+ * import { anthropicProvider } from 'troupe/anthropic';
  * const provider = anthropicProvider({ model: 'claude-sonnet-5-5' });
  * const agent = createAgent({ name: 'scribe', instructions: 'Answer briefly.', provider });
  */
@@ -44,13 +45,12 @@ export function anthropicProvider(options: AnthropicProviderOptions): Provider {
   const defaults: RequestDefaults = { model: options.model, memory };
   if (options.maxTokens !== undefined) defaults.maxTokens = options.maxTokens;
   if (options.thinking !== undefined) defaults.thinking = options.thinking;
-  // One client per key, made when the key is first used: the key is the client's only credential.
-  const clients = new Map<number, Anthropic>();
-  const clientFor = (key: LeasedKey | undefined): Anthropic => {
-    if (key === undefined) throw new ProviderError('auth', `${context.provider}: no API key to send`, { retryable: false });
-    let client = clients.get(key.index);
-    if (client === undefined) {
-      client = new Anthropic({
+  return clientProvider(context, options, {
+    // `tool_result` blocks take image blocks beside their text.
+    accepts: { imagesInToolResults: true, imagesInUserMessages: true },
+    client: (key) => {
+      if (key === undefined) throw new ProviderError('auth', `${context.provider}: no API key to send`, { retryable: false });
+      return new Anthropic({
         apiKey: key.value,
         ...(options.baseURL !== undefined && { baseURL: options.baseURL }),
         ...(options.headers !== undefined && { defaultHeaders: { ...options.headers } }),
@@ -58,30 +58,19 @@ export function anthropicProvider(options: AnthropicProviderOptions): Provider {
         maxRetries: 0,
         timeout: CLIENT_TIMEOUT_MS,
       });
-      clients.set(key.index, client);
-    }
-    return client;
-  };
-
-  return {
-    name: context.provider,
-    model: options.model,
-    // `tool_result` blocks take image blocks beside their text.
-    accepts: acceptsOf({ imagesInToolResults: true, imagesInUserMessages: true }, options.accepts),
-    complete: (request) =>
-      guardedCall(context, request, async (key, signal) => {
-        const message = await clientFor(key).messages.create({ ...anthropicRequest(request, defaults), stream: false }, { signal });
-        const { response, thinking } = anthropicResponse(message, request.stop);
-        const firstCall = response.toolCalls?.[0];
-        if (firstCall !== undefined) memory.remember(firstCall.id, thinking);
-        return response;
-      }),
-    stream: (request) =>
-      guardedStream(context, request, async (key, signal) => {
-        const events = await clientFor(key).messages.create({ ...anthropicRequest(request, defaults), stream: true }, { signal });
-        return decodeStream(events, { stop: request.stop, memory });
-      }),
-  };
+    },
+    complete: async (client, request, signal) => {
+      const message = await client.messages.create({ ...anthropicRequest(request, defaults), stream: false }, { signal });
+      const { response, thinking } = anthropicResponse(message, request.stop);
+      const firstCall = response.toolCalls?.[0];
+      if (firstCall !== undefined) memory.remember(firstCall.id, thinking);
+      return response;
+    },
+    stream: async (client, request, signal) => {
+      const events = await client.messages.create({ ...anthropicRequest(request, defaults), stream: true }, { signal });
+      return decodeStream(events, { stop: request.stop, memory });
+    },
+  });
 }
 
 /** Host mistakes are thrown when the provider is made, before any model call. */

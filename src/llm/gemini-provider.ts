@@ -4,17 +4,17 @@
  */
 import { GoogleGenAI, type GenerateContentParameters } from '@google/genai';
 import { ConfigError } from '../errors.js';
-import { guardedCall, guardedStream } from './adapter-kit.js';
-import { acceptsOf, adapterContext, type AdapterOptions } from './adapter-options.js';
+import { adapterContext, type AdapterOptions } from './adapter-options.js';
+import { clientProvider } from './client-provider.js';
 import { geminiFailure, streamCut } from './gemini/gemini-failure.js';
-import { mapRequest, type GeminiThinking } from './gemini/map-request.js';
+import type { GeminiThinking } from './gemini/gemini-thinking.js';
+import { mapRequest } from './gemini/map-request.js';
 import { TurnReader } from './gemini/read-turn.js';
 import { ThoughtSignatures } from './gemini/thought-signatures.js';
-import type { LeasedKey } from './key-ring.js';
 import { ProviderError } from './provider-error.js';
 import type { ModelRequest, Provider, StreamEvent } from './types.js';
 
-export type { GeminiThinking } from './gemini/map-request.js';
+export type { GeminiThinking } from './gemini/gemini-thinking.js';
 
 /** What `geminiProvider` takes: the shared adapter options, plus Gemini's thinking controls. */
 export type GeminiProviderOptions = AdapterOptions & {
@@ -30,6 +30,7 @@ export type GeminiProviderOptions = AdapterOptions & {
  * retry policy is the only one.
  *
  * @example
+ * import { geminiProvider } from 'troupe/gemini';
  * const provider = geminiProvider({ model: 'gemini-2.5-flash', thinking: { includeThoughts: true } });
  * const agent = createAgent({ name: 'referee', provider, tools: [lookupPlayer], protocol: 'native' });
  */
@@ -39,26 +40,6 @@ export function geminiProvider(options: GeminiProviderOptions): Provider {
   const headers = checkedHeaders(options.headers, context.provider);
   const { model } = options;
   const signatures = new ThoughtSignatures();
-  const clients = new Map<number, GoogleGenAI>();
-
-  /** One client per key (keyed by its place in the ring), made when first used. */
-  const clientFor = (key: LeasedKey | undefined): GoogleGenAI => {
-    const index = key?.index ?? -1;
-    let client = clients.get(index);
-    if (client === undefined) {
-      client = new GoogleGenAI({
-        ...(key !== undefined && { apiKey: key.value }),
-        // The Gemini Developer API even when GOOGLE_GENAI_USE_VERTEXAI is set in the environment.
-        vertexai: false,
-        // No `retryOptions`: without them the client makes one plain fetch. (With them, even
-        // `attempts: 1`, its p-retry wrapper replaces the HTTP error with one that has no status.)
-        // No `timeout` either: troupe's silence timer aborts through `abortSignal`.
-        httpOptions: { ...(options.baseURL !== undefined && { baseUrl: options.baseURL }), headers: { ...headers } },
-      });
-      clients.set(index, client);
-    }
-    return client;
-  };
 
   const parameters = (request: ModelRequest, signal: AbortSignal): GenerateContentParameters => {
     const { contents, config } = mapRequest(request, { model, signatures, ...(thinking !== undefined && { thinking }) });
@@ -68,25 +49,31 @@ export function geminiProvider(options: GeminiProviderOptions): Provider {
     return { model, contents, config: { ...config, abortSignal: signal } };
   };
 
-  return {
-    name: context.provider,
-    model,
+  return clientProvider(context, options, {
     // Images go back inside function responses (Gemini 3) or beside them (earlier models).
-    accepts: acceptsOf({ imagesInToolResults: true, imagesInUserMessages: true }, options.accepts),
-    complete: (request) =>
-      guardedCall(context, request, async (key, signal) => {
-        const call = parameters(request, signal);
-        const reader = new TurnReader(request, signatures);
-        try {
-          reader.read(await clientFor(key).models.generateContent(call));
-        } catch (thrown) {
-          throw geminiFailure(thrown);
-        }
-        return reader.finish().response;
+    accepts: { imagesInToolResults: true, imagesInUserMessages: true },
+    client: (key) =>
+      new GoogleGenAI({
+        ...(key !== undefined && { apiKey: key.value }),
+        // The Gemini Developer API even when GOOGLE_GENAI_USE_VERTEXAI is set in the environment.
+        vertexai: false,
+        // No `retryOptions`: without them the client makes one plain fetch. (With them, even
+        // `attempts: 1`, its p-retry wrapper replaces the HTTP error with one that has no status.)
+        // No `timeout` either: troupe's silence timer aborts through `abortSignal`.
+        httpOptions: { ...(options.baseURL !== undefined && { baseUrl: options.baseURL }), headers: { ...headers } },
       }),
-    stream: (request) =>
-      guardedStream(context, request, (key, signal) => streamTurn(clientFor(key), parameters(request, signal), new TurnReader(request, signatures))),
-  };
+    complete: async (client, request, signal) => {
+      const call = parameters(request, signal);
+      const reader = new TurnReader(request, signatures);
+      try {
+        reader.read(await client.models.generateContent(call));
+      } catch (thrown) {
+        throw geminiFailure(thrown);
+      }
+      return reader.finish().response;
+    },
+    stream: (client, request, signal) => streamTurn(client, parameters(request, signal), new TurnReader(request, signatures)),
+  });
 }
 
 /**

@@ -1,11 +1,10 @@
 import OpenAI from 'openai';
-import { guardedCall, guardedStream } from './adapter-kit.js';
-import { acceptsOf, adapterContext, type AdapterOptions } from './adapter-options.js';
-import type { LeasedKey } from './key-ring.js';
+import { adapterContext, type AdapterOptions } from './adapter-options.js';
+import { clientProvider } from './client-provider.js';
 import { chatRequest, isReasoningModel, type ChatRequestSettings } from './openai/chat-request.js';
 import { chatResponse } from './openai/chat-response.js';
 import { decodeChatStream } from './openai/decode-chat-stream.js';
-import type { ModelRequest, Provider } from './types.js';
+import type { Provider } from './types.js';
 
 /** Options of `openaiProvider`: the shared adapter options, plus the OpenAI-specific ones. */
 export type OpenAIProviderOptions = AdapterOptions & {
@@ -30,6 +29,7 @@ const CLIENT_TIMEOUT_MS = 2_147_483_647;
  * `OPENAI_BASE_URL`. A local server given by a baseURL needs no key.
  *
  * @example
+ * import { openaiProvider } from 'troupe/openai';
  * const openai = openaiProvider({ model: 'gpt-4o-mini' });
  * const local = openaiProvider({ model: 'qwen3:8b', baseURL: 'http://127.0.0.1:11434/v1' });
  * const agent = createAgent({ name: 'referee', provider: local, tools: [lookupPlayer] });
@@ -41,48 +41,35 @@ export function openaiProvider(options: OpenAIProviderOptions): Provider {
     { provider: 'openai', envKeys: ['OPENAI_API_KEY'], keyOptional: true },
   );
   const settings: ChatRequestSettings = { model: options.model, reasoningModel: options.reasoningModel ?? isReasoningModel(options.model) };
-  // One client per key (the key is the client's, never a header we build), made when first used.
-  const clients = new Map<number, OpenAI>();
-  const clientFor = (key: LeasedKey | undefined): OpenAI => {
-    const index = key?.index ?? -1;
-    let client = clients.get(index);
-    if (client === undefined) {
-      client = new OpenAI({
+  return clientProvider(context, options, {
+    // Chat Completions tool messages are text only: the agent sends a tool's images in a user
+    // message after them, as `image_url` data URLs.
+    accepts: { imagesInToolResults: false, imagesInUserMessages: true },
+    // The key is the client's, never a header we build.
+    client: (key) =>
+      new OpenAI({
         apiKey: key?.value ?? NO_KEY,
         ...(baseURL !== undefined && { baseURL }),
         // troupe's agent retries, with backoff and the server's retry-after, and reports each attempt.
         maxRetries: 0,
         timeout: CLIENT_TIMEOUT_MS,
         ...(options.headers !== undefined && { defaultHeaders: { ...options.headers } }),
-      });
-      clients.set(index, client);
-    }
-    return client;
-  };
-
-  return {
-    name: context.provider,
-    model: options.model,
-    // Chat Completions tool messages are text only: the agent sends a tool's images in a user
-    // message after them, as `image_url` data URLs.
-    accepts: acceptsOf({ imagesInToolResults: false, imagesInUserMessages: true }, options.accepts),
-    complete: (request: ModelRequest) =>
-      guardedCall(context, request, async (key, signal) => {
-        const body = chatRequest(request, settings);
-        const completion = await clientFor(key).chat.completions.create({ ...body, stream: false }, { signal });
-        return chatResponse(completion, body.stop);
       }),
-    stream: (request: ModelRequest) =>
-      guardedStream(context, request, async (key, signal) => {
-        const body = chatRequest(request, settings);
-        const chunks = await clientFor(key).chat.completions.create(
-          // include_usage: the token counts arrive in one last chunk, after finish_reason.
-          { ...body, stream: true, stream_options: { include_usage: true } },
-          { signal },
-        );
-        return decodeChatStream(chunks, { provider: context.provider, signal, stopSent: body.stop });
-      }),
-  };
+    complete: async (client, request, signal) => {
+      const body = chatRequest(request, settings);
+      const completion = await client.chat.completions.create({ ...body, stream: false }, { signal });
+      return chatResponse(completion, body.stop);
+    },
+    stream: async (client, request, signal) => {
+      const body = chatRequest(request, settings);
+      const chunks = await client.chat.completions.create(
+        // include_usage: the token counts arrive in one last chunk, after finish_reason.
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        { signal },
+      );
+      return decodeChatStream(chunks, { provider: context.provider, signal, stopSent: body.stop });
+    },
+  });
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

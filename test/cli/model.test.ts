@@ -44,6 +44,16 @@ describe('troupe run --model', () => {
     expect(unknown.err).toContain('must be <provider>:<model>, one of: openai:gpt-4o-mini');
   });
 
+  it('names the package to install, in one line, when the provider\'s client library is missing', async () => {
+    // The adapter's import fails the way it does on a host without the client library.
+    const loadAdapter = async (adapter: string) => (await import(`troupe-test-not-installed-${adapter}`)).provider;
+    const { code, err } = await troupe(['run', 'talk', '--model', 'openai:gpt-4o'], { env: { OPENAI_API_KEY: 'sk-test-0123456789abcdef' }, loadAdapter });
+    expect(code).toBe(2);
+    expect(err).toMatch(/^troupe: --model openai:gpt-4o needs the openai package: npm install openai@6 \(cannot find package 'troupe-test-not-installed-openai'\)\n$/);
+    const claude = await troupe(['run', 'talk', '--model', 'claude:claude-sonnet-4-5'], { env: {}, loadAdapter });
+    expect(claude.err).toContain('--model claude:claude-sonnet-4-5 needs the @anthropic-ai/sdk package: npm install @anthropic-ai/sdk@1');
+  });
+
   it('runs the members with instructions on the model, over real HTTP, streaming', async () => {
     innkeeperTurns();
     const env = { OPENAI_API_KEY: 'sk-test-0123456789abcdef', OPENAI_BASE_URL: `${server.url}/v1` };

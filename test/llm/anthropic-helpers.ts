@@ -1,4 +1,4 @@
-import { anthropicProvider, type AnthropicProviderOptions } from '../../src/index.js';
+import { anthropicProvider, type AnthropicProviderOptions } from '../../src/llm/anthropic/index.js';
 import type { ModelRequest, Provider, StreamEvent } from '../../src/llm/types.js';
 import { MODEL } from './transcripts/anthropic.js';
 import type { WireServer } from './wire-server.js';

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { anthropicProvider, ConfigError } from '../../src/index.js';
+import { ConfigError } from '../../src/index.js';
+import { anthropicProvider } from '../../src/llm/anthropic/index.js';
 import type { ModelRequest, ToolSpec } from '../../src/llm/types.js';
 import { adapter, ask, bodyOf, drain, KEY } from './anthropic-helpers.js';
 import * as wire from './transcripts/anthropic.js';

@@ -4,17 +4,16 @@ import {
   createAgent,
   createBus,
   defineTool,
-  geminiProvider,
   ProviderError,
   scriptedProvider,
   sequentialIds,
   steppedClock,
   type ModelRequest,
-  type GeminiProviderOptions,
   type Provider,
   type ScriptedTurn,
   type StreamEvent,
 } from '../../src/index.js';
+import { geminiProvider, type GeminiProviderOptions } from '../../src/llm/gemini/index.js';
 import { recordEvents } from '../../src/testing/index.js';
 import { normalizeEvents } from './normalize.js';
 import { startWireServer, type WireServer } from './wire-server.js';

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createAgent, createBus, defineTool, openaiProvider, sequentialIds, steppedClock } from '../../src/index.js';
+import { createAgent, createBus, defineTool, sequentialIds, steppedClock } from '../../src/index.js';
+import { openaiProvider } from '../../src/llm/openai/index.js';
 import type { Provider, ScriptedTurn } from '../../src/index.js';
 import { recordEvents, scriptedProvider } from '../../src/testing/index.js';
 import { normalizeEvents } from './normalize.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
-import { openaiProvider, type OpenAIProviderOptions } from '../../src/llm/openai-provider.js';
+import { openaiProvider, type OpenAIProviderOptions } from '../../src/llm/openai/index.js';
 import { ProviderError } from '../../src/llm/provider-error.js';
 import type { ModelRequest, StreamEvent } from '../../src/llm/types.js';
 import { startWireServer, type WireServer } from './wire-server.js';
@@ -47,8 +47,9 @@ afterEach(async () => {
   await server.close();
 });
 
+/** A fixed clock: the wait a rate-limited key reports is then exactly the server's retry-after. */
 function provider(options: Partial<OpenAIProviderOptions> = {}) {
-  return openaiProvider({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: `${server.url}/v1`, timeoutMs: 5_000, ...options });
+  return openaiProvider({ model: 'gpt-4o-mini', apiKey: KEY, baseURL: `${server.url}/v1`, timeoutMs: 5_000, clock: () => 1_000, ...options });
 }
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {

@@ -9,18 +9,13 @@ import type {
   TextBlockParam,
   ToolResultBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
-import { base64 } from '../adapter-kit.js';
+import { argumentsObject, base64 } from '../adapter-kit.js';
 import type { ChatMessage, MessageImage, ModelRequest, NativeToolCall, ToolChoice } from '../types.js';
+import type { AnthropicThinking } from './anthropic-thinking.js';
 import type { ThinkingMemory } from './thinking-memory.js';
 
 /** `max_tokens` is required by the Messages API; this is what a request without one asks for. */
 export const DEFAULT_MAX_TOKENS = 4096;
-
-/**
- * Extended thinking: a token budget (`{ type: 'enabled', budget_tokens }`, at least 1,024), or
- * `'adaptive'` (`{ type: 'adaptive' }`, the model decides; what newer models expect).
- */
-export type AnthropicThinking = { budgetTokens: number } | 'adaptive';
 
 /** What the adapter adds to every request. */
 export type RequestDefaults = {
@@ -131,20 +126,6 @@ function assistantContent(
   if (calls === undefined || calls.length === 0) return text === '' ? undefined : text;
   const blocks: ContentBlockParam[] = [...memory.recall(calls[0]?.id)];
   if (text !== '') blocks.push({ type: 'text', text });
-  for (const call of calls) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: inputOf(call.arguments) });
+  for (const call of calls) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: argumentsObject(call.arguments) });
   return blocks;
-}
-
-/**
- * A stored call's arguments as the object `tool_use.input` must be. Arguments the model sent
- * broken (troupe reported them and answered with a tool result) go back as `{}`: the API rejects
- * a turn whose input is not an object, and the tool result already says what was wrong.
- */
-function inputOf(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }

@@ -4,17 +4,10 @@
  * `functionDeclarations` tool with raw JSON Schema, and toolChoice becomes a function calling mode.
  */
 import { FunctionCallingConfigMode, type Content, type GenerateContentConfig, type Part } from '@google/genai';
-import { base64 } from '../adapter-kit.js';
+import { argumentsObject, base64 } from '../adapter-kit.js';
 import type { ChatMessage, ModelRequest, NativeToolCall, ToolChoice } from '../types.js';
+import type { GeminiThinking } from './gemini-thinking.js';
 import { enforcesSignatures, SKIP_SIGNATURE, type ThoughtSignatures } from './thought-signatures.js';
-
-/** Gemini's thinking controls (`thinkingConfig`); models without thinking ignore them. */
-export type GeminiThinking = {
-  /** Tokens the model may think for: 0 turns thinking off, -1 lets the model decide. */
-  budgetTokens?: number;
-  /** Stream the model's thought summaries (troupe's `reasoning` events). */
-  includeThoughts?: boolean;
-};
 
 /** Seed 001's mapping: `required` is Gemini's ANY (call at least one function). */
 const MODES: Record<ToolChoice, FunctionCallingConfigMode> = {
@@ -125,23 +118,9 @@ function partsOf(message: Exclude<ChatMessage, { role: 'system' }>, signatures: 
 }
 
 function callPart(call: NativeToolCall, signatures: ThoughtSignatures): Part {
-  const part: Part = { functionCall: { name: call.name, args: argsOf(call.arguments) } };
+  const part: Part = { functionCall: { name: call.name, args: argumentsObject(call.arguments) } };
   if (!GENERATED_ID.test(call.id) && call.id !== '') part.functionCall!.id = call.id;
   const signature = signatures.recall(call);
   if (signature !== undefined) part.thoughtSignature = signature;
   return part;
-}
-
-/**
- * Gemini takes a call's arguments as a JSON object, not text. Arguments that are not one (broken
- * JSON the model wrote, an array) are sent as `{}`: the tool message after the call already told
- * the model what was wrong with them.
- */
-function argsOf(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }
