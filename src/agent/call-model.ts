@@ -1,7 +1,7 @@
 import type { Publish } from '../bus/bus.js';
 import { toProviderError } from '../llm/provider-error.js';
 import type { ModelRequest, ModelResponse, Provider } from '../llm/types.js';
-import { sleepFor } from '../tools/dispatch-turn.js';
+import { sleepFor } from '../tools/dispatch-calls.js';
 import type { RetryPolicy } from '../tools/types.js';
 
 export type { Publish } from '../bus/bus.js';

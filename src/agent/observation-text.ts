@@ -1,7 +1,7 @@
 import { safeJson } from '../bus/serialize-event.js';
 import type { CallRejection, MalformedProblem } from '../protocol/types.js';
 import type { MessageImage } from '../llm/types.js';
-import type { CallResult } from '../tools/dispatch-turn.js';
+import type { CallResult } from '../tools/dispatch-calls.js';
 import { formatBytes, imagesOf, isToolResult, sentImages, type ImagePart, type ToolResult } from '../tools/result-parts.js';
 
 /** The user message that carries tool images to a provider whose tool results are text only. */

@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { silentLogger } from '../log/silent-logger.js';
 import { createBus } from '../bus/bus.js';
 import { ConfigError } from '../errors.js';
 import type { Provider, ToolChoice, ToolSpec } from '../llm/types.js';
@@ -14,7 +14,6 @@ import { Budget } from './budget.js';
 import { READ_VAR } from './memory/read-var-tool.js';
 import { resolveMemory } from './memory/resolve-memory.js';
 
-const silent: Logger = pino({ level: 'silent' });
 
 /**
  * Checks `createAgent` options and resolves their defaults into a frozen config. `shared` is what
@@ -71,7 +70,7 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
     maxObservationChars,
     log,
     ownsLog,
-    logger: options.logger ?? silent,
+    logger: options.logger ?? silentLogger,
     temperature: options.temperature,
     stream: options.stream ?? true,
     toolChoice: resolveToolChoice(options.toolChoice, name),

@@ -14,7 +14,7 @@ import { retryAfterFailure, type Publish } from './call-model.js';
 const STOPPED_AFTER_BLOCK = new Error('stopped after </ACTION>');
 
 /** A streamed model turn: the response, and (XML) the output the streaming scanner already parsed. */
-export type StreamedTurn = { response: ModelResponse; parsed?: ParsedOutput };
+export type StreamedReply = { response: ModelResponse; parsed?: ParsedOutput };
 
 /**
  * One deliberation over a streaming provider. Visible text goes on the bus as `llm.delta` while the
@@ -33,8 +33,8 @@ export function streamModel(
   publish: Publish,
   xml: ParseOptions | undefined,
   random: () => number = Math.random,
-): Promise<StreamedTurn> {
-  const attempt = (number: number): Promise<StreamedTurn> => streamAttempt(provider, request, number, publish, xml);
+): Promise<StreamedReply> {
+  const attempt = (number: number): Promise<StreamedReply> => streamAttempt(provider, request, number, publish, xml);
   return attempt(1).catch((thrown: unknown) => retryAfterFailure(request, policy, publish, thrown, 1, attempt, random));
 }
 
@@ -44,7 +44,7 @@ async function streamAttempt(
   attempt: number,
   publish: Publish,
   xml: ParseOptions | undefined,
-): Promise<StreamedTurn> {
+): Promise<StreamedReply> {
   // Its own signal, so that stopping this generation early does not abort the run.
   const generation = new AbortController();
   const stop = (): void => generation.abort(request.signal.reason);

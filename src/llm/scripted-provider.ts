@@ -13,7 +13,7 @@ import type {
 } from './types.js';
 
 /** One scripted model turn: plain text, or the full shape of a response. */
-export type ScriptedTurn =
+export type ScriptedReply =
   | string
   | {
       text?: string;
@@ -31,7 +31,7 @@ export type ScriptedTurn =
     };
 
 /** A scripted brain: the next turn as a function of the conversation so far. */
-export type ScriptFunction = (request: ModelRequest, index: number) => ScriptedTurn | Promise<ScriptedTurn>;
+export type ScriptFunction = (request: ModelRequest, index: number) => ScriptedReply | Promise<ScriptedReply>;
 
 /** A provider that answers from a script, plus what a test needs to check it was used fully. */
 export type ScriptedProvider = Provider & {
@@ -67,14 +67,14 @@ export type ScriptedProviderOptions = {
  * ]);
  */
 export function scriptedProvider(
-  script: readonly ScriptedTurn[] | ScriptFunction,
+  script: readonly ScriptedReply[] | ScriptFunction,
   options: ScriptedProviderOptions = {},
 ): ScriptedProvider {
   const requests: ModelRequest[] = [];
   const queue = typeof script === 'function' ? undefined : [...script];
   let used = 0;
 
-  const next = async (request: ModelRequest): Promise<ScriptedTurn> => {
+  const next = async (request: ModelRequest): Promise<ScriptedReply> => {
     if (queue === undefined) return (script as ScriptFunction)(request, used - 1);
     const turn = queue[used - 1];
     if (turn === undefined) {
@@ -86,7 +86,7 @@ export function scriptedProvider(
     return turn;
   };
 
-  const take = async (request: ModelRequest): Promise<ScriptedTurn> => {
+  const take = async (request: ModelRequest): Promise<ScriptedReply> => {
     // The agent keeps appending to its history: keep the conversation as it was at this call.
     requests.push({ ...request, messages: [...request.messages] });
     used++;
@@ -129,7 +129,7 @@ export function scriptedProvider(
 }
 
 /** Streams a scripted turn: text in chunks, native calls as argument deltas, then `finish`. */
-async function* streamTurn(pending: Promise<ScriptedTurn>, request: ModelRequest, chunkSize: number): AsyncGenerator<StreamEvent> {
+async function* streamTurn(pending: Promise<ScriptedReply>, request: ModelRequest, chunkSize: number): AsyncGenerator<StreamEvent> {
   const turn = await pending;
   const cutAfter = typeof turn === 'object' ? turn.cutAfter : undefined;
   if (typeof turn === 'object' && turn.error !== undefined && cutAfter === undefined) scriptedResponse(turn, request);
@@ -160,7 +160,7 @@ async function* streamTurn(pending: Promise<ScriptedTurn>, request: ModelRequest
  * The model response a scripted turn stands for (a turn's `error` throws its ProviderError).
  * Usage is the turn's own, or estimated at four characters a token unless `estimate` is false.
  */
-export function scriptedResponse(turn: ScriptedTurn, request: ModelRequest, estimate = true): ModelResponse {
+export function scriptedResponse(turn: ScriptedReply, request: ModelRequest, estimate = true): ModelResponse {
   if (typeof turn === 'string') {
     return estimate ? { text: turn, finishReason: 'stop', usage: estimateUsage(request, turn) } : { text: turn, finishReason: 'stop' };
   }

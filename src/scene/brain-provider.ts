@@ -1,4 +1,4 @@
-import { scriptedResponse, type ScriptedTurn } from '../llm/scripted-provider.js';
+import { scriptedResponse, type ScriptedReply } from '../llm/scripted-provider.js';
 import type { ModelRequest, ModelResponse, Provider } from '../llm/types.js';
 import { ProviderError } from '../llm/provider-error.js';
 import type { Brain, Perception } from './types.js';
@@ -38,7 +38,7 @@ export function brainProvider(brain: Brain, perceive: (request: ModelRequest) =>
 const PASSED: ModelResponse = Object.freeze({ text: '', finishReason: 'stop', passed: true });
 
 /** A brain's turn as a response; `null` or `undefined` is a pass. */
-function responseTo(turn: ScriptedTurn | null | undefined, request: ModelRequest): ModelResponse {
+function responseTo(turn: ScriptedReply | null | undefined, request: ModelRequest): ModelResponse {
   return turn === null || turn === undefined ? PASSED : scriptedResponse(turn, request, false);
 }
 

@@ -1,4 +1,5 @@
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { silentLogger } from '../log/silent-logger.js';
 import { Budget } from '../agent/budget.js';
 import { createBus, type Bus } from '../bus/bus.js';
 import type { RunReason } from '../bus/events.js';
@@ -19,7 +20,6 @@ import type { CastMember, Scene, SceneAgent, SceneOptions, SceneResult, SceneSto
 import { createWorld } from './world-state.js';
 import type { JsonValue, WorldPath, WorldState } from './world-types.js';
 
-const silent: Logger = pino({ level: 'silent' });
 
 /**
  * Creates a scene: a world, a cast of agents (model-driven, brain-driven or mixed), a clock and a
@@ -84,7 +84,7 @@ class SceneRuntime implements Scene {
           : { ids: randomIds() },
       );
     options.observe?.(this.bus);
-    this.logger = options.logger ?? silent;
+    this.logger = options.logger ?? silentLogger;
     this.ownsLog = typeof options.log === 'string';
     this.log = typeof options.log === 'string' ? createSessionLog(options.log) : options.log;
     this.log?.attach(this.bus);
@@ -256,7 +256,7 @@ class SceneRuntime implements Scene {
     return true;
   }
 
-  /** One tick: timers, then the due agents' turns, at most `limits.turns` at a time. */
+  /** One tick: timers, then the due agents' turns, at most `concurrency.turns` at a time. */
   private async advance(): Promise<TickReport> {
     if (!this.hasStarted) await this.start();
     const tick = ++this.tickCount;

@@ -51,23 +51,23 @@ export function resolveSceneOptions(options: SceneOptions): ResolvedScene {
     }
   }
   const toolLimiters = createToolLimiters();
-  for (const [tool, limit] of Object.entries(options.limits?.toolCalls ?? {})) {
-    toolLimiters.set(tool, pLimit({ concurrency: positive(limit, `limits.toolCalls.${tool}`), rejectOnClear: true }));
+  for (const [tool, limit] of Object.entries(options.concurrency?.toolCalls ?? {})) {
+    toolLimiters.set(tool, pLimit({ concurrency: positive(limit, `concurrency.toolCalls.${tool}`), rejectOnClear: true }));
   }
-  const models = options.limits?.modelCalls;
+  const models = options.concurrency?.modelCalls;
   return {
     name,
     schedule,
     clock: resolveClock(options.clock, name),
     seed: options.seed ?? (Math.random() * 0x7fff_ffff) | 0,
     hearing: positive(options.hearing ?? 20, 'hearing'),
-    turnWindow: positive(options.limits?.turns ?? 64, 'limits.turns'),
+    turnWindow: positive(options.concurrency?.turns ?? 64, 'concurrency.turns'),
     maxReplyChain: positive(options.maxReplyChain ?? 6, 'maxReplyChain'),
     stopTimeoutMs: positive(options.stopTimeoutMs ?? 5_000, 'stopTimeoutMs'),
     omitted,
-    toolLimiter: pLimit({ concurrency: positive(options.limits?.tools ?? 64, 'limits.tools'), rejectOnClear: true }),
+    toolLimiter: pLimit({ concurrency: positive(options.concurrency?.tools ?? 64, 'concurrency.tools'), rejectOnClear: true }),
     toolLimiters,
     modelLimit: (provider) =>
-      positive(typeof models === 'number' ? models : (models?.[provider] ?? models?.['*'] ?? 8), `limits.modelCalls for "${provider}"`),
+      positive(typeof models === 'number' ? models : (models?.[provider] ?? models?.['*'] ?? 8), `concurrency.modelCalls for "${provider}"`),
   };
 }

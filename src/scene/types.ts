@@ -5,7 +5,7 @@ import type { AgentOptions } from '../agent/agent-options.js';
 import type { Budget, BudgetLimits, BudgetUsage } from '../agent/budget.js';
 import type { Bus } from '../bus/bus.js';
 import type { Envelope, Pattern, RunReason, TriggerReason } from '../bus/events.js';
-import type { ScriptedTurn } from '../llm/scripted-provider.js';
+import type { ScriptedReply } from '../llm/scripted-provider.js';
 import type { Provider } from '../llm/types.js';
 import type { SessionLog } from '../record/session-log.js';
 import type { Tool } from '../tools/types.js';
@@ -71,7 +71,7 @@ export type Heard = { from: string; text: string; to?: string; tick: number };
  * call, through the same parse → validate → dispatch → observe cycle. `null` (or `undefined`)
  * passes: the turn ends quietly, with no speech and no correction.
  */
-export type Brain = (perception: Perception) => ScriptedTurn | null | undefined | Promise<ScriptedTurn | null | undefined>;
+export type Brain = (perception: Perception) => ScriptedReply | null | undefined | Promise<ScriptedReply | null | undefined>;
 
 /** One member of the cast, as `scene.add` takes it. */
 export type CastMember = {
@@ -123,7 +123,8 @@ export type SceneOptions = {
   model?: SceneModel;
   /** Leave out built-in tools by name (e.g. `['publish_event']`). */
   withoutTools?: readonly string[];
-  limits?: LimitOptions;
+  /** The scene-wide keyed limiter: concurrent model calls, tool executions and turns. */
+  concurrency?: ConcurrencyOptions;
   /** Caps shared by the whole scene; exhausting one stops the scene with reason `budget`. */
   budget?: BudgetLimits;
   /** Speech items an agent remembers between turns (default 20). */
@@ -145,8 +146,8 @@ export type SceneOptions = {
 /** A model for a scene's cast, and the protocol it speaks (default: each member's, else `xml`). */
 export type SceneModel = { provider: Provider; protocol?: 'xml' | 'native' };
 
-/** The scene-wide keyed limiter's limits. */
-export type LimitOptions = {
+/** The scene-wide keyed limiter: how many of each thing may be in flight at once. */
+export type ConcurrencyOptions = {
   /** Concurrent model calls per provider name: one number for all, or per name (`'*'` default). */
   modelCalls?: number | Record<string, number>;
   /** Concurrent executions per tool name, across all agents. */

@@ -34,7 +34,7 @@ export function enterSkill(skill: string, context: ToolContext): SkillFrame {
   const dispatcher = context.dispatcher;
   if (dispatcher === undefined) {
     throw new ToolError(
-      `skill "${skill}" must be run by the dispatcher (an agent, a scene or dispatchTurn): ` +
+      `skill "${skill}" must be run by the dispatcher (an agent, a scene or dispatchCalls): ` +
         'its context has no dispatcher (a copy of the context, such as { ...context }, does not carry it)',
     );
   }

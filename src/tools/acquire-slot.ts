@@ -32,12 +32,12 @@ function passThrough(settled: Promise<unknown>): Promise<unknown> {
 function ignore(): void {}
 
 /**
- * Waits for a slot of a p-limit limiter, or for the turn to stop, whichever comes first.
+ * Waits for a slot of a p-limit limiter, or for the dispatch to stop, whichever comes first.
  *
  * The slot is held until `release()` is called, so the limiter's `activeCount` counts exactly the
- * leases in use. When the turn stops the promise rejects at once with the stop's reason; the task
+ * leases in use. When the dispatch stops the promise rejects at once with the stop's reason; the task
  * stays queued inside p-limit (it cannot be removed without `clearQueue`, which would also drop
- * other agents' tasks on a shared limiter) and, when its turn comes, gives the slot back without
+ * other agents' tasks on a shared limiter) and, when it reaches the front of the queue, gives the slot back without
  * running anything.
  */
 export function acquireSlot(limiter: LimitFunction, scope: StopScope): Promise<ReleaseSlot> {

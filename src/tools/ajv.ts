@@ -6,8 +6,6 @@ import { createRequire } from 'node:module';
 import { Ajv, type AnySchemaObject, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import type { JsonSchema } from './types.js';
 
-// `require` rather than a JSON import: import attributes need Node 20.10+, and engines says 20.
-const secureMetaSchema = createRequire(import.meta.url)('ajv/lib/refs/json-schema-secure.json') as AnySchemaObject;
 
 /** Exactly the options of PROTOCOL.md rule 16: no coercion, no removal, own properties only. */
 export const AJV_OPTIONS = Object.freeze({
@@ -61,11 +59,19 @@ export function createAjv(): Ajv {
   return new Ajv({ ...AJV_OPTIONS, validateSchema: false, formats });
 }
 
-// The checker compiles the two meta-schemas once, at module load. It is non-strict because the
+// The checker compiles the two meta-schemas once, at the first tool definition rather than at
+// import: compiling them is most of the cost of importing troupe. It is non-strict because the
 // meta-schemas themselves use keywords strict mode would refuse. Nothing mutates it afterwards.
-const checker = new Ajv({ strict: false, allErrors: false, validateFormats: false });
-const draft07 = checker.getSchema('http://json-schema.org/draft-07/schema') as ValidateFunction;
-const secure = checker.compile(secureMetaSchema);
+let metaValidators: { draft07: ValidateFunction; secure: ValidateFunction } | undefined;
+
+function metaSchemas(): { draft07: ValidateFunction; secure: ValidateFunction } {
+  if (metaValidators === undefined) {
+    const secureMetaSchema = createRequire(import.meta.url)('ajv/lib/refs/json-schema-secure.json') as AnySchemaObject;
+    const checker = new Ajv({ strict: false, allErrors: false, validateFormats: false });
+    metaValidators = { draft07: checker.getSchema('http://json-schema.org/draft-07/schema') as ValidateFunction, secure: checker.compile(secureMetaSchema) };
+  }
+  return metaValidators;
+}
 
 const DRAFT_07_IDS = new Set(['http://json-schema.org/draft-07/schema#', 'http://json-schema.org/draft-07/schema']);
 
@@ -83,6 +89,7 @@ export function checkMetaSchemas(schema: unknown, basePath = ''): SchemaFault | 
       };
     }
   }
+  const { draft07, secure } = metaSchemas();
   if (!draft07(schema)) return fault(draft07.errors, basePath, 'is not a valid JSON Schema (draft-07)');
   if (!secure(schema)) return fault(secure.errors, basePath, 'fails the secure meta-schema');
   return undefined;

@@ -288,7 +288,7 @@ function matchOption(element: RawArgument, options: readonly unknown[]): Convert
 /**
  * The element's child elements when its content is markup, `undefined` when it is text (or mixed
  * content, which is text). Nested XML that does not parse is a problem only when the schema wants
- * structure alone (`only`); in a union, the text reading gets its turn.
+ * structure alone (`only`); in a union, the text reading gets its dispatch.
  */
 function childElements(context: ConvertContext, element: RawArgument, depth: number, only: boolean): Outcome<RawArgument[], ArgumentProblem> | undefined {
   if (!/^\s*<(?!!\[CDATA\[)/.test(element.raw)) return undefined;

@@ -6,7 +6,7 @@ import type { Args } from '../protocol/types.js';
  * (every ES module is strict) and can never change what the log says it was given.
  */
 export function freezeArgs(args: Args): Args {
-  // Already made here (the agent freezes a turn's calls when it accepts them, the dispatcher
+  // Already made here (the agent freezes a dispatch's calls when it accepts them, the dispatcher
   // again for callers that did not): deeply frozen, so it is its own copy.
   if (typeof args === 'object' && args !== null && made.has(args)) return args;
   let frozen: Args;

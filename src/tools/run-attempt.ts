@@ -19,7 +19,7 @@ export type AttemptOptions = {
   context: Omit<ToolContext, 'signal' | 'dispatcher'>;
   /** Makes `context.dispatcher` on first read; without it the context has none. */
   source?: DispatcherSource;
-  /** The turn's stop: agent abort, scene stop, or the dispatcher stopping on a host failure. */
+  /** The dispatch's stop: agent abort, scene stop, or the dispatcher stopping on a host failure. */
   scope: StopScope;
   /** 0 = no limit. */
   timeoutMs: number;
@@ -32,11 +32,11 @@ export type AttemptOptions = {
 };
 
 /**
- * Runs `tool.execute` once, with a signal that aborts on the turn's stop or on `timeoutMs`.
+ * Runs `tool.execute` once, with a signal that aborts on the dispatch's stop or on `timeoutMs`.
  *
  * A tool that answers synchronously gets its outcome back synchronously: no promise, no timer, no
  * listener, and no `AbortController` unless it read `context.signal` (made on first read). Only an
- * attempt that returns a promise arms its timeout and joins the turn's stop scope.
+ * attempt that returns a promise arms its timeout and joins the dispatch's stop scope.
  *
  * p-limit has no timeouts and cannot cancel, so the race is ours: when the signal aborts, the
  * attempt fails at once (`timeout` or `aborted`) whether or not the tool listens. A tool that
@@ -121,7 +121,7 @@ class Attempt implements Stoppable {
     return settled;
   }
 
-  /** The turn stopped (agent abort, scene stop, host failure). */
+  /** The dispatch stopped (agent abort, scene stop, host failure). */
   stop(reason: unknown): void {
     this.#abort(abortedFailure(reason), reason);
   }

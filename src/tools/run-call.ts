@@ -2,7 +2,8 @@ import type { LimitFunction } from 'p-limit';
 import type { TroupeEvents } from '../bus/events.js';
 import type { Args, ToolCall } from '../protocol/types.js';
 import { acquireSlots, hasFreeSlot, holdSlot, toolLimiter, type ReleaseSlot, type ToolLimiters } from './acquire-slot.js';
-import type { CallResult, DispatchOptions, dispatchTurn, Publish } from './dispatch-turn.js';
+import type { Publish } from '../bus/bus.js';
+import type { CallResult, DispatchCalls, DispatchOptions } from './dispatch-options.js';
 import type { DispatchStats } from './dispatch-stats.js';
 import { freezeArgs } from './freeze-args.js';
 import { checkToolResult, describeParts, isToolResult } from './result-parts.js';
@@ -14,11 +15,11 @@ import type { ToolResult } from './result-parts.js';
 export const DEFAULT_BACKOFF_MS = 100;
 export const DEFAULT_MAX_BACKOFF_MS = 5_000;
 
-/** What every call of one turn shares, with the options' defaults filled in. */
-export type TurnContext = {
+/** What every call of one dispatch shares, with the options' defaults filled in. */
+export type DispatchContext = {
   options: DispatchOptions;
   scope: StopScope;
-  /** The global limiter; undefined when none was passed and the turn cannot exceed the default. */
+  /** The global limiter; undefined when none was passed and the dispatch cannot exceed the default. */
   limiter: LimitFunction | undefined;
   toolLimiters: ToolLimiters;
   stats: DispatchStats;
@@ -28,8 +29,8 @@ export type TurnContext = {
   realClock: boolean;
   defaultTimeoutMs: number;
   zombieGraceMs: number;
-  /** `dispatchTurn` itself, for nested calls: a reference, so this module imports it as a type only. */
-  dispatchNested: typeof dispatchTurn;
+  /** `dispatchCalls` itself, for nested calls: a reference, so this module imports it as a type only. */
+  dispatchNested: DispatchCalls;
   onHostFailure: (error: unknown) => void;
 };
 
@@ -42,12 +43,12 @@ export type TurnContext = {
  * and no limiter task. The free slot is not taken for such a call, since no other code can run
  * while it executes; a tool that returns a promise takes its slots before anything else runs.
  */
-export function runCall(call: ToolCall, tool: Tool, turn: TurnContext): CallResult | Promise<CallResult> {
-  const run = new CallRun(call, tool, turn);
+export function runCall(call: ToolCall, tool: Tool, dispatch: DispatchContext): CallResult | Promise<CallResult> {
+  const run = new CallRun(call, tool, dispatch);
   try {
     run.prepare();
-    if (turn.scope.check()) return run.finalFailure(abortedFailure(turn.scope.reason));
-    if (!hasFreeSlot(run.toolLimiter) || !hasFreeSlot(turn.limiter)) return continueCall(run, undefined, false);
+    if (dispatch.scope.check()) return run.finalFailure(abortedFailure(dispatch.scope.reason));
+    if (!hasFreeSlot(run.toolLimiter) || !hasFreeSlot(dispatch.limiter)) return continueCall(run, undefined, false);
     const outcome = run.attempt(undefined);
     if (outcome instanceof Promise) return continueCall(run, outcome, false);
     return run.afterAttempt(outcome) ?? continueCall(run, undefined, true);
@@ -58,7 +59,7 @@ export function runCall(call: ToolCall, tool: Tool, turn: TurnContext): CallResu
 
 // The rest of a call once something had to wait: a queued slot, a promise, a backoff.
 async function continueCall(run: CallRun, pending: Promise<AttemptOutcome> | undefined, retrying: boolean): Promise<CallResult> {
-  const { turn } = run;
+  const { dispatch } = run;
   try {
     if (pending !== undefined) {
       const done = run.afterAttempt(await pending);
@@ -68,21 +69,21 @@ async function continueCall(run: CallRun, pending: Promise<AttemptOutcome> | und
     for (;;) {
       if (retrying) {
         try {
-          await turn.sleep(backoff(run.tool, run.attempts), turn.scope.signal);
+          await dispatch.sleep(backoff(run.tool, run.attempts), dispatch.scope.signal);
         } catch {
           // fall through: the stop check below ends the call
         }
-        if (!turn.scope.check()) turn.stats.retries++;
+        if (!dispatch.scope.check()) dispatch.stats.retries++;
       }
       retrying = true;
-      if (turn.scope.check()) return run.finalFailure(abortedFailure(turn.scope.reason));
+      if (dispatch.scope.check()) return run.finalFailure(abortedFailure(dispatch.scope.reason));
       let release: ReleaseSlot | undefined;
-      if (!hasFreeSlot(run.toolLimiter) || !hasFreeSlot(turn.limiter)) {
+      if (!hasFreeSlot(run.toolLimiter) || !hasFreeSlot(dispatch.limiter)) {
         try {
           // The tool slot first, so that a call waiting for a busy tool holds no global slot.
-          release = await acquireSlots([run.toolLimiter, turn.limiter], turn.scope);
+          release = await acquireSlots([run.toolLimiter, dispatch.limiter], dispatch.scope);
         } catch (error) {
-          return run.finalFailure(abortedFailure(turn.scope.stopped ? turn.scope.reason : error));
+          return run.finalFailure(abortedFailure(dispatch.scope.stopped ? dispatch.scope.reason : error));
         }
       }
       let outcome: AttemptOutcome;
@@ -104,7 +105,7 @@ async function continueCall(run: CallRun, pending: Promise<AttemptOutcome> | und
 class CallRun implements DispatcherSource {
   readonly call: ToolCall;
   readonly tool: Tool;
-  readonly turn: TurnContext;
+  readonly dispatch: DispatchContext;
   /** The frozen copy once `prepare` has made it; the validated args until then. */
   args: Args;
   attempts = 0;
@@ -116,20 +117,20 @@ class CallRun implements DispatcherSource {
   /** The id of the current attempt's `tool.started`. */
   startedId = '';
 
-  constructor(call: ToolCall, tool: Tool, turn: TurnContext) {
+  constructor(call: ToolCall, tool: Tool, dispatch: DispatchContext) {
     this.call = call;
     this.tool = tool;
-    this.turn = turn;
+    this.dispatch = dispatch;
     this.args = call.args;
   }
 
   /** The steps that can fail only on a host bug (a function in the args, a bad `concurrency`). */
   prepare(): void {
-    const { tool, turn } = this;
+    const { tool, dispatch } = this;
     this.args = freezeArgs(this.call.args);
-    this.toolLimiter = toolLimiter(turn.toolLimiters, tool.name, tool.concurrency);
+    this.toolLimiter = toolLimiter(dispatch.toolLimiters, tool.name, tool.concurrency);
     if (tool.readOnly === true || tool.idempotent === true) this.#maxAttempts = Math.max(1, Math.floor(tool.retry?.attempts ?? 1));
-    this.#timeoutMs = tool.timeoutMs ?? turn.defaultTimeoutMs;
+    this.#timeoutMs = tool.timeoutMs ?? dispatch.defaultTimeoutMs;
   }
 
   /**
@@ -137,43 +138,43 @@ class CallRun implements DispatcherSource {
    * (the fast path) the slots are free but not taken; an attempt that goes async takes them now.
    */
   attempt(release: ReleaseSlot | undefined): AttemptOutcome | Promise<AttemptOutcome> {
-    const { turn, call } = this;
-    const start = turn.clock();
-    const startedAt = turn.realClock ? start : performance.now();
+    const { dispatch, call } = this;
+    const start = dispatch.clock();
+    const startedAt = dispatch.realClock ? start : performance.now();
     this.#firstStart ??= start;
     this.#attemptStart = start;
     this.attempts++;
-    const started = turn.options.publish('tool.started', { callId: call.callId, name: call.name, args: this.args, attempt: this.attempts });
+    const started = dispatch.options.publish('tool.started', { callId: call.callId, name: call.name, args: this.args, attempt: this.attempts });
     // Write-ahead: a tool runs only once its start is on record. Fail closed otherwise.
-    turn.options.assertRecorded?.(started);
+    dispatch.options.assertRecorded?.(started);
     this.startedId = started.id;
     const outcome = runAttempt({
       tool: this.tool,
       args: this.args,
-      context: { agent: turn.options.agent, scene: turn.options.scene, callId: call.callId, attempt: this.attempts },
+      context: { agent: dispatch.options.agent, scene: dispatch.options.scene, callId: call.callId, attempt: this.attempts },
       source: this,
-      scope: turn.scope,
+      scope: dispatch.scope,
       timeoutMs: this.#timeoutMs,
       startedAt,
-      zombieGraceMs: turn.zombieGraceMs,
-      stats: turn.stats,
-      onZombie: (report: ZombieReport) => turn.options.publish('tool.zombie', { callId: call.callId, name: call.name, ...report }),
+      zombieGraceMs: dispatch.zombieGraceMs,
+      stats: dispatch.stats,
+      onZombie: (report: ZombieReport) => dispatch.options.publish('tool.zombie', { callId: call.callId, name: call.name, ...report }),
     });
     if (release === undefined && outcome instanceof Promise) {
       // Nothing else has run since `hasFreeSlot` said yes, unless the tool itself dispatched
       // through the same limiter synchronously, which p-limit forbids anyway (it deadlocks). A
       // skill's nested calls may have run, but they take neither this limiter nor this tool's.
       holdSlot(this.toolLimiter, outcome);
-      holdSlot(turn.limiter, outcome);
+      holdSlot(dispatch.limiter, outcome);
     }
     return outcome;
   }
 
   /** Publishes how an attempt ended; returns the call's result, or undefined to retry. */
   afterAttempt(outcome: AttemptOutcome): CallResult | undefined {
-    const { turn, call, args, attempts } = this;
+    const { dispatch, call, args, attempts } = this;
     const { callId, name } = call;
-    const now = turn.clock();
+    const now = dispatch.clock();
     const durationMs = Math.round(now - this.#attemptStart);
     const totalMs = Math.round(now - (this.#firstStart ?? now));
     if (outcome.ok && isToolResult(outcome.output)) outcome = checkedResult(name, outcome.output);
@@ -181,11 +182,11 @@ class CallRun implements DispatcherSource {
       const { output } = outcome;
       const data: TroupeEvents['tool.completed'] = { callId, name, args, output, durationMs, attempt: attempts };
       if (isToolResult(output)) data.parts = describeParts(output);
-      turn.options.publish('tool.completed', data);
+      dispatch.options.publish('tool.completed', data);
       return { callId, name, args, status: 'completed', output, durationMs: totalMs, attempts };
     }
     const failure = outcome.failure;
-    turn.options.publish('tool.failed', { callId, name, args, error: failure, attempt: attempts, durationMs });
+    dispatch.options.publish('tool.failed', { callId, name, args, error: failure, attempt: attempts, durationMs });
     if (!failure.retryable || failure.kind === 'aborted' || attempts >= this.#maxAttempts) return this.result(failure, totalMs);
     return undefined;
   }
@@ -193,12 +194,12 @@ class CallRun implements DispatcherSource {
   /** Ends a call that will not run (again): one `tool.failed`, with `attempt: 0` if it never started. */
   finalFailure(failure: ToolFailure): CallResult {
     const { callId, name } = this.call;
-    this.turn.options.publish('tool.failed', { callId, name, args: this.args, error: failure, attempt: this.attempts, durationMs: 0 });
-    return this.result(failure, this.#firstStart === undefined ? 0 : Math.round(this.turn.clock() - this.#firstStart));
+    this.dispatch.options.publish('tool.failed', { callId, name, args: this.args, error: failure, attempt: this.attempts, durationMs: 0 });
+    return this.result(failure, this.#firstStart === undefined ? 0 : Math.round(this.dispatch.clock() - this.#firstStart));
   }
 
   hostFailure(error: unknown): CallResult {
-    this.turn.onHostFailure(error);
+    this.dispatch.onHostFailure(error);
     const failure: ToolFailure = { kind: 'unknown', message: `not run: ${error instanceof Error ? error.message : String(error)}`, retryable: false };
     try {
       return this.finalFailure(failure);
@@ -218,7 +219,7 @@ class CallRun implements DispatcherSource {
 }
 
 /**
- * `context.dispatcher` of one attempt. Nested calls share the turn's per-tool limiters, stats,
+ * `context.dispatcher` of one attempt. Nested calls share the dispatch's per-tool limiters, stats,
  * write-ahead check, clock, sleep and defaults, and stop with the attempt's signal (agent abort,
  * scene stop, the calling tool's timeout). They never take the global limiter: the calling tool
  * holds one of its slots while it waits for them, so with a limit of 1 they would wait forever.
@@ -235,44 +236,44 @@ class NestedDispatcher implements CallDispatcher {
   }
 
   get enclosing(): readonly string[] | undefined {
-    return this.#run.turn.options.enclosing;
+    return this.#run.dispatch.options.enclosing;
   }
 
   get bus(): DispatchOptions['bus'] {
-    return this.#run.turn.options.bus;
+    return this.#run.dispatch.options.bus;
   }
 
-  get toolLimiters(): TurnContext['toolLimiters'] {
-    return this.#run.turn.toolLimiters;
+  get toolLimiters(): DispatchContext['toolLimiters'] {
+    return this.#run.dispatch.toolLimiters;
   }
 
   get assertRecorded(): DispatchOptions['assertRecorded'] {
-    return this.#run.turn.options.assertRecorded;
+    return this.#run.dispatch.options.assertRecorded;
   }
 
   async dispatch(calls: readonly { call: ToolCall; tool: Tool }[], enclosing: readonly string[]): Promise<CallResult[]> {
-    const { turn } = this.#run;
-    const { options } = turn;
+    const { dispatch } = this.#run;
+    const { options } = dispatch;
     const { bus } = options;
     // With the bus at hand, nested events name the call that made them as their cause, so a log
-    // reads as a tree; the agent's own `publish` would name the turn's cause instead.
+    // reads as a tree; the agent's own `publish` would name the dispatch's cause instead.
     const meta = { agent: options.agent, scene: options.scene, cause: this.startedId };
     const publish: Publish = bus === undefined ? options.publish : (type, data) => bus.publish(type, data, meta);
     try {
-      return await turn.dispatchNested(calls, {
+      return await dispatch.dispatchNested(calls, {
         ...options,
         signal: this.#signal,
         publish,
         limiter: undefined,
-        toolLimiters: turn.toolLimiters,
-        stats: turn.stats,
-        sleep: turn.sleep,
+        toolLimiters: dispatch.toolLimiters,
+        stats: dispatch.stats,
+        sleep: dispatch.sleep,
         sequential: true,
         enclosing,
       });
     } catch (error) {
-      // A nested `tool.started` the log could not record stops the calling turn too: fail closed.
-      turn.onHostFailure(error);
+      // A nested `tool.started` the log could not record stops the calling dispatch too: fail closed.
+      dispatch.onHostFailure(error);
       throw error;
     }
   }

@@ -1,17 +1,17 @@
-/** Something a turn must stop when it is aborted: a running attempt or a queued slot request. */
+/** Something a dispatch must stop when it is aborted: a running attempt or a queued slot request. */
 export type Stoppable = { stop(reason: unknown): void };
 
 /**
- * What stops one turn: the agent's signal, or the dispatcher itself after a host failure.
+ * What stops one dispatch: the agent's signal, or the dispatcher itself after a host failure.
  *
  * It replaces `AbortSignal.any`, which costs tens of microseconds per call in Node 20 and keeps
  * every dependent signal alive as long as the agent's signal lives. The scope adds at most one
  * listener to the agent's signal, and only once something actually waits (an attempt that went
- * async, a queued slot, a backoff); a turn whose tools all answer synchronously adds none and
+ * async, a queued slot, a backoff); a dispatch whose tools all answer synchronously adds none and
  * notices an abort by polling `check()` between calls.
  */
 export class StopScope {
-  /** Why the turn stopped; meaningful once `stopped` is true. */
+  /** Why the dispatch stopped; meaningful once `stopped` is true. */
   reason: unknown = undefined;
   stopped = false;
   readonly #agentSignal: AbortSignal;
@@ -23,13 +23,13 @@ export class StopScope {
     this.#agentSignal = agentSignal;
   }
 
-  /** Whether the turn is stopped, noticing an agent abort even when nothing is listening yet. */
+  /** Whether the dispatch is stopped, noticing an agent abort even when nothing is listening yet. */
   check(): boolean {
     if (!this.stopped && this.#agentSignal.aborted) this.stop(this.#agentSignal.reason);
     return this.stopped;
   }
 
-  /** Registers something to stop on abort; stops it at once when the turn already is stopped. */
+  /** Registers something to stop on abort; stops it at once when the dispatch already is stopped. */
   add(item: Stoppable): void {
     if (this.check()) {
       item.stop(this.reason);
@@ -44,7 +44,7 @@ export class StopScope {
     this.#waiting?.delete(item);
   }
 
-  /** Stops the turn: every registered item, then the lazily made `signal`. Idempotent. */
+  /** Stops the dispatch: every registered item, then the lazily made `signal`. Idempotent. */
   stop(reason: unknown): void {
     if (this.stopped) return;
     this.stopped = true;
@@ -55,7 +55,7 @@ export class StopScope {
     this.#controller?.abort(reason);
   }
 
-  /** A signal that aborts with the turn, for APIs that want one (the injected `sleep`). Made on first use. */
+  /** A signal that aborts with the dispatch, for APIs that want one (the injected `sleep`). Made on first use. */
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
       this.#controller = new AbortController();
@@ -65,7 +65,7 @@ export class StopScope {
     return this.#controller.signal;
   }
 
-  /** Removes the listener from the agent's signal; call once the turn has settled. */
+  /** Removes the listener from the agent's signal; call once the dispatch has settled. */
   close(): void {
     if (this.#onAgentAbort === undefined) return;
     this.#agentSignal.removeEventListener('abort', this.#onAgentAbort);

@@ -2,7 +2,7 @@ import type { Bus } from '../bus/bus.js';
 import type { Envelope } from '../bus/events.js';
 import type { Args, ToolCall } from '../protocol/types.js';
 import type { ToolLimiters } from './acquire-slot.js';
-import type { CallResult } from './dispatch-turn.js';
+import type { CallResult } from './dispatch-options.js';
 
 export type { ToolErrorKind, ToolFailure } from '../bus/event-data.js';
 
@@ -48,7 +48,7 @@ export type ToolContext = {
 export type CallDispatcher = {
   /**
    * Tool names of the calls this call is nested in, outermost first (`DispatchOptions.enclosing`);
-   * undefined for a call of a turn that was not dispatched from inside a tool.
+   * undefined for a call of a dispatch that was not dispatched from inside a tool.
    */
   readonly enclosing: readonly string[] | undefined;
   /** The id of this attempt's `tool.started` event: the `cause` of the nested calls' events. */
@@ -61,9 +61,9 @@ export type CallDispatcher = {
   readonly assertRecorded: ((event: Envelope<'tool.started'>) => void) | undefined;
   /**
    * Runs validated calls one at a time, in order, as nested calls of this one (`enclosing` is
-   * the nesting they run at, this call's name last). Like `dispatchTurn`, it never rejects for a
+   * the nesting they run at, this call's name last). Like `dispatchCalls`, it never rejects for a
    * tool's failure; it rejects on a host failure (a `tool.started` the log could not record),
-   * which also stops the calling turn.
+   * which also stops the calling dispatch.
    */
   dispatch(calls: readonly { call: ToolCall; tool: Tool }[], enclosing: readonly string[]): Promise<CallResult[]>;
 };
@@ -92,7 +92,7 @@ export type ToolDefinition<TArgs extends Args = Args, TOutput = unknown> = {
   description: string;
   /** A JSON Schema with `type: 'object'`; it must pass AJV's secure meta-schema. */
   parameters: JsonSchema;
-  /** May run concurrently with other read-only calls of the same turn (default false). */
+  /** May run concurrently with other read-only calls of the same dispatch (default false). */
   readOnly?: boolean;
   /** Per-attempt time limit; the signal aborts when it passes (default 30 s; 0 disables). */
   timeoutMs?: number;

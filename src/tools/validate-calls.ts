@@ -39,7 +39,7 @@ export function validateCalls(calls: readonly RawCall[], context: ValidateContex
   const { registry, allowed, limits } = context;
   // The parser enforces these too; checked again so this stage is safe on its own input.
   if (calls.length > limits.maxCallsPerAction) {
-    return malformed({ category: 'limit_exceeded', message: `${calls.length} calls in one turn; the limit is ${limits.maxCallsPerAction}. Make fewer calls per turn.` });
+    return malformed({ category: 'limit_exceeded', message: `${calls.length} calls in one dispatch; the limit is ${limits.maxCallsPerAction}. Make fewer calls per dispatch.` });
   }
   if (calls.length > 1) {
     const ids = new Set<string>();

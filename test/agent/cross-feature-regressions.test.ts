@@ -3,7 +3,8 @@
  * each test failed before its fix.
  */
 import { describe, expect, it } from 'vitest';
-import { createScene, defineTool, toolResult, type CompactionPolicy } from '../../src/index.js';
+import { createScene, defineTool, toolResult } from '../../src/index.js';
+import { type CompactionPolicy } from '../../src/agent/memory/index.js';
 import { deferred, scriptedProvider, testAgent } from '../../src/testing/index.js';
 import { action, call } from './fixtures.js';
 import { serializeEnvelope } from '../../src/bus/serialize-event.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createBus, sequentialIds, steppedClock } from '../../src/index.js';
-import { recordEvents } from '../../src/testing/index.js';
+import { createBus } from '../../src/index.js';
+import { sequentialIds, steppedClock, recordEvents } from '../../src/testing/index.js';
 import { quartermaster } from '../../scenes/quickstart/index.js';
 
 describe('determinism', () => {

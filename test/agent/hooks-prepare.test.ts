@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defineTool, ToolSchemaError, type LooseArgs, type PrepareContext } from '../../src/index.js';
+import { defineTool, ToolSchemaError, type LooseArgs } from '../../src/index.js';
+import { type PrepareContext } from '../../src/tools/index.js';
 import { scriptedProvider, testAgent } from '../../src/testing/index.js';
 import { action, call } from './fixtures.js';
 

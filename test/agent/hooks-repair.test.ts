@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { repairWithModel, type CallRejection, type RepairContext, type RepairFunction } from '../../src/index.js';
+import { repairWithModel, type RepairContext, type RepairFunction } from '../../src/index.js';
+import { type CallRejection } from '../../src/bus/index.js';
 import { deferred, scriptedProvider, testAgent } from '../../src/testing/index.js';
 import { action, call, rosterTools } from './fixtures.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { Budget, dropOldest, summarizeOldest, type CompactionPolicy, type Provider } from '../../src/index.js';
+import { Budget, dropOldest, summarizeOldest, type Provider } from '../../src/index.js';
+import { type CompactionPolicy } from '../../src/agent/memory/index.js';
 import { deferred, scriptedProvider, testAgent } from '../../src/testing/index.js';
 
 /** Counts one token per word: budgets in these tests are easy to reason about. */

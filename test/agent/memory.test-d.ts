@@ -1,5 +1,6 @@
 import { expectTypeOf, test } from 'vitest';
-import { createAgent, createBus, scriptedProvider, type AgentMemory, type CompactionPolicy, type VariableRead } from '../../src/index.js';
+import { createAgent, createBus, scriptedProvider, type AgentMemory } from '../../src/index.js';
+import { type CompactionPolicy, type VariableRead } from '../../src/agent/memory/index.js';
 
 test('memory.compacted is in the catalogue, and its data is checked', () => {
   const bus = createBus();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, countMessageTokens, countTokens, createScene, defineTool, encodingFor, type ChatMessage, type ModelRequest } from '../../src/index.js';
+import { ConfigError, createScene, defineTool, type ChatMessage, type ModelRequest } from '../../src/index.js';
+import { countMessageTokens, countTokens, encodingFor } from '../../src/agent/memory/index.js';
 import { scriptedProvider, testAgent } from '../../src/testing/index.js';
 import { action, call, rosterTools } from './fixtures.js';
 

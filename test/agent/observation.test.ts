@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defineTool, parseOutput } from '../../src/index.js';
+import { defineTool } from '../../src/index.js';
+import { parseOutput } from '../../src/protocol/index.js';
 import { scriptedProvider, testAgent } from '../../src/testing/index.js';
 
 function echoTool(output: unknown) {

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createAgent, createSessionLog, readLog, scriptedProvider } from '../../src/index.js';
+import { createAgent, scriptedProvider } from '../../src/index.js';
+import { createSessionLog, readLog } from '../../src/record/index.js';
 import { action, call, rosterTools } from './fixtures.js';
 
 const tempLog = () => join(mkdtempSync(join(tmpdir(), 'troupe-agent-log-')), 'run.jsonl');

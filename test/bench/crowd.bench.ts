@@ -1,5 +1,6 @@
 import { buildCrowd } from '../../scenes/crowd/index.js';
-import { createBus, sequentialIds, type Scene } from '../../src/index.js';
+import { createBus, type Scene } from '../../src/index.js';
+import { sequentialIds } from '../../src/testing/index.js';
 import { settledHeap, type Row } from './measure.js';
 
 /**

@@ -1,4 +1,5 @@
-import { countMessageTokens, countTokens, createScene, defineTool, scriptedProvider, type MemoryOptions } from '../../src/index.js';
+import { createScene, defineTool, scriptedProvider, type MemoryOptions } from '../../src/index.js';
+import { countMessageTokens, countTokens } from '../../src/agent/memory/index.js';
 import type { Row } from './measure.js';
 
 /**

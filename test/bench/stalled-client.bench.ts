@@ -2,7 +2,9 @@ import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { setImmediate as turn, setTimeout as sleep } from 'node:timers/promises';
 import { buildCrowd } from '../../scenes/crowd/index.js';
-import { createBus, createEventHistory, sequentialIds, startInspector, type Inspector, type InspectorNotice } from '../../src/index.js';
+import { createBus } from '../../src/index.js';
+import { sequentialIds } from '../../src/testing/index.js';
+import { createEventHistory, startInspector, type Inspector, type InspectorNotice } from '../../src/inspect/index.js';
 import type { Row } from './measure.js';
 
 /**

@@ -1,4 +1,5 @@
-import { createActionScanner, createAgent, defineTool, parseOutput, type Provider, type StreamEvent } from '../../src/index.js';
+import { createAgent, defineTool, type Provider, type StreamEvent } from '../../src/index.js';
+import { createActionScanner, parseOutput } from '../../src/protocol/index.js';
 import type { Row } from './measure.js';
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, createBus, createEventQueue, sequentialIds, subscribeBuffered, type Delivery, type Envelope } from '../../src/index.js';
-import { deferred } from '../../src/testing/index.js';
+import { ConfigError, createBus, type Envelope } from '../../src/index.js';
+import { sequentialIds, deferred } from '../../src/testing/index.js';
+import { createEventQueue, subscribeBuffered, type Delivery } from '../../src/bus/index.js';
 
 const delta = (bus: ReturnType<typeof createBus>, agent: string, text: string, round = 1) => bus.publish('llm.delta', { round, text, attempt: 1 }, { agent, scene: 's' });
 const tick = (bus: ReturnType<typeof createBus>, n: number) => bus.publish('scene.tick', { tick: n }, { scene: 's' });

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createBus, sequentialIds, steppedClock, type Envelope } from '../../src/index.js';
+import { createBus, type Envelope } from '../../src/index.js';
+import { sequentialIds, steppedClock } from '../../src/testing/index.js';
 
 const started = { callId: 'c1', name: 'lookup', args: {}, attempt: 1 };
 

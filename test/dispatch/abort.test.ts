@@ -1,11 +1,11 @@
 import pLimit from 'p-limit';
 import { describe, expect, it } from 'vitest';
-import { dispatchTurn } from '../../src/tools/dispatch-turn.js';
+import { dispatchCalls } from '../../src/tools/dispatch-calls.js';
 import { deferred, entry, flush, harness, makeTool, untilAborted } from './helpers.js';
 
 // RELIABILITY 2c: an abort during dispatch aborts running signals and fails queued calls at once;
 // nothing is left pending, and a shared limiter is never cleared.
-describe('dispatchTurn: abort mid-dispatch (2c)', () => {
+describe('dispatchCalls: abort mid-dispatch (2c)', () => {
   it('aborts running calls and fails queued ones immediately, without starting them', async () => {
     const limiter = pLimit(1);
     const h = harness({ limiter });
@@ -16,7 +16,7 @@ describe('dispatchTurn: abort mid-dispatch (2c)', () => {
       signals.push(signal);
       return untilAborted(signal);
     });
-    const turn = dispatchTurn([entry(slow, {}, 'a'), entry(slow, {}, 'b'), entry(slow, {}, 'c')], h.options);
+    const turn = dispatchCalls([entry(slow, {}, 'a'), entry(slow, {}, 'b'), entry(slow, {}, 'c')], h.options);
     await flush();
     expect(executed).toEqual(['a']);
     expect(limiter.pendingCount).toBe(2);
@@ -46,9 +46,9 @@ describe('dispatchTurn: abort mid-dispatch (2c)', () => {
     const gate = deferred<string>();
     const blocker = makeTool('blocker', (_args, { signal }) => untilAborted(signal));
     const other = makeTool('other', () => gate.promise);
-    const aborted = dispatchTurn([entry(blocker), entry(blocker)], first.options);
+    const aborted = dispatchCalls([entry(blocker), entry(blocker)], first.options);
     await flush();
-    const survivor = dispatchTurn([entry(other, {}, 'o')], second.options);
+    const survivor = dispatchCalls([entry(other, {}, 'o')], second.options);
     await flush();
     first.controller.abort();
     await aborted;
@@ -63,7 +63,7 @@ describe('dispatchTurn: abort mid-dispatch (2c)', () => {
       executed.push(callId);
       return untilAborted(signal);
     }, { readOnly: false });
-    const turn = dispatchTurn([entry(writer, {}, 'w1'), entry(writer, {}, 'w2'), entry(writer, {}, 'w3')], h.options);
+    const turn = dispatchCalls([entry(writer, {}, 'w1'), entry(writer, {}, 'w2'), entry(writer, {}, 'w3')], h.options);
     await flush();
     h.controller.abort();
     const results = await turn;
@@ -80,7 +80,7 @@ describe('dispatchTurn: abort mid-dispatch (2c)', () => {
     const tool = makeTool('t', () => {
       ran = true;
     });
-    const results = await dispatchTurn([entry(tool), entry(tool)], h.options);
+    const results = await dispatchCalls([entry(tool), entry(tool)], h.options);
     expect(ran).toBe(false);
     expect(results.map((result) => result.status)).toEqual(['failed', 'failed']);
     expect(h.of('tool.started')).toEqual([]);
@@ -91,7 +91,7 @@ describe('dispatchTurn: abort mid-dispatch (2c)', () => {
     const h = harness({ limiter });
     const gate = deferred<string>();
     const tool = makeTool('t', () => gate.promise);
-    const turn = dispatchTurn([entry(tool), entry(tool)], h.options);
+    const turn = dispatchCalls([entry(tool), entry(tool)], h.options);
     await flush();
     limiter.clearQueue(); // someone else's teardown
     gate.resolve('x');

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { dispatchTurn } from '../../src/tools/dispatch-turn.js';
+import { dispatchCalls } from '../../src/tools/dispatch-calls.js';
 import { ToolError } from '../../src/tools/tool-error.js';
 import { entry, harness, makeTool } from './helpers.js';
 
 // RELIABILITY 2a: sync throws and non-Error rejections become `execution` failures with a readable
 // message; the other calls of the turn still finish; results keep the model's order.
-describe('dispatchTurn: tools that throw (2a)', () => {
+describe('dispatchCalls: tools that throw (2a)', () => {
   it('reports a sync throw and non-Error rejections while the others finish, in model order', async () => {
     const h = harness();
     const calls = [
@@ -20,7 +20,7 @@ describe('dispatchTurn: tools that throw (2a)', () => {
         throw 'plain';
       })),
     ];
-    const results = await dispatchTurn(calls, h.options);
+    const results = await dispatchCalls(calls, h.options);
 
     expect(results.map((result) => result.name)).toEqual(calls.map(({ call }) => call.name));
     expect(results.map((result) => result.status)).toEqual(['failed', 'failed', 'completed', 'failed', 'failed', 'failed']);
@@ -47,7 +47,7 @@ describe('dispatchTurn: tools that throw (2a)', () => {
     const tool = makeTool('lookup', () => {
       throw new ToolError('no player 7', { kind: 'not_found', hint: 'list_players shows the ids' });
     });
-    const [result] = await dispatchTurn([entry(tool)], h.options);
+    const [result] = await dispatchCalls([entry(tool)], h.options);
     expect(result).toMatchObject({
       status: 'failed',
       attempts: 1,
@@ -59,12 +59,12 @@ describe('dispatchTurn: tools that throw (2a)', () => {
   it('passes odd outputs (a function, undefined) through untouched', async () => {
     const h = harness();
     const fn = () => 1;
-    const results = await dispatchTurn([entry(makeTool('fn', () => fn)), entry(makeTool('nothing', () => undefined))], h.options);
+    const results = await dispatchCalls([entry(makeTool('fn', () => fn)), entry(makeTool('nothing', () => undefined))], h.options);
     expect(results[0]).toMatchObject({ status: 'completed', output: fn });
     expect(results[1]).toMatchObject({ status: 'completed', output: undefined });
   });
 
   it('returns an empty list for an empty turn', async () => {
-    await expect(dispatchTurn([], harness().options)).resolves.toEqual([]);
+    await expect(dispatchCalls([], harness().options)).resolves.toEqual([]);
   });
 });

@@ -1,13 +1,13 @@
 import { getEventListeners } from 'node:events';
 import pLimit from 'p-limit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { dispatchTurn } from '../../src/tools/dispatch-turn.js';
+import { dispatchCalls } from '../../src/tools/dispatch-calls.js';
 import type { ToolContext } from '../../src/tools/types.js';
 import { deferred, entry, flush, harness, makeTool } from './helpers.js';
 
 // The cheap paths: a tool that answers synchronously costs no timer, no listener and no limiter
 // task; one that goes async pays only for what it uses. None of it may bend the contract.
-describe('dispatchTurn: fast paths keep the contract', () => {
+describe('dispatchCalls: fast paths keep the contract', () => {
   afterEach(() => {
     vi.useRealTimers();
   });
@@ -15,7 +15,7 @@ describe('dispatchTurn: fast paths keep the contract', () => {
   it('leaves no timer and no listener on the agent signal behind, sync or async', async () => {
     vi.useFakeTimers();
     const h = harness();
-    const results = await dispatchTurn(
+    const results = await dispatchCalls(
       [entry(makeTool('sync', () => ({ a: 1 }))), entry(makeTool('async', async () => ({ b: 2 }))), entry(makeTool('reads', async (_args, { signal }) => signal.aborted))],
       h.options,
     );
@@ -36,9 +36,9 @@ describe('dispatchTurn: fast paths keep the contract', () => {
       expect(limiter.activeCount).toBeLessThanOrEqual(1);
       return 'quick';
     });
-    const holding = dispatchTurn([entry(slow)], first.options);
+    const holding = dispatchCalls([entry(slow)], first.options);
     expect(limiter.activeCount).toBe(1); // the async call took its slot before anything else ran
-    const waiting = dispatchTurn([entry(quick, {}, 'q')], second.options);
+    const waiting = dispatchCalls([entry(quick, {}, 'q')], second.options);
     await flush();
     expect(ran).toEqual([]);
     expect(limiter.pendingCount).toBe(1);
@@ -56,7 +56,7 @@ describe('dispatchTurn: fast paths keep the contract', () => {
       h.controller.abort(new Error('stop now'));
       return late.promise;
     });
-    const [result] = await dispatchTurn([entry(rude)], h.options);
+    const [result] = await dispatchCalls([entry(rude)], h.options);
     expect(result).toMatchObject({ status: 'failed', error: { kind: 'aborted', message: 'the call was aborted: stop now' } });
   });
 
@@ -69,7 +69,7 @@ describe('dispatchTurn: fast paths keep the contract', () => {
       context = given;
       return late.promise;
     }, { timeoutMs: 100 });
-    const turn = dispatchTurn([entry(deaf, {}, 'd')], h.options);
+    const turn = dispatchCalls([entry(deaf, {}, 'd')], h.options);
     await vi.advanceTimersByTimeAsync(100);
     expect((await turn)[0]).toMatchObject({ error: { kind: 'timeout' } });
     late.resolve('too late');
@@ -86,7 +86,7 @@ describe('dispatchTurn: fast paths keep the contract', () => {
 
   it('passes scene in the context when the agent runs in one', async () => {
     const h = harness({ scene: 'final' });
-    const [result] = await dispatchTurn([entry(makeTool('where', (_args, { scene, agent }) => `${agent}@${scene}`))], h.options);
+    const [result] = await dispatchCalls([entry(makeTool('where', (_args, { scene, agent }) => `${agent}@${scene}`))], h.options);
     expect(result).toMatchObject({ output: 'tester@final' });
   });
 
@@ -101,7 +101,7 @@ describe('dispatchTurn: fast paths keep the contract', () => {
       running--;
       return 'ok';
     });
-    const results = await dispatchTurn(Array.from({ length: 20 }, () => entry(tool)), h.options);
+    const results = await dispatchCalls(Array.from({ length: 20 }, () => entry(tool)), h.options);
     expect(results.every((result) => result.status === 'completed')).toBe(true);
     expect(highWater).toBe(8);
   });

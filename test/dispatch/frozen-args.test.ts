@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { dispatchTurn } from '../../src/tools/dispatch-turn.js';
+import { dispatchCalls } from '../../src/tools/dispatch-calls.js';
 import { freezeArgs } from '../../src/tools/freeze-args.js';
 import type { Args } from '../../src/protocol/types.js';
 import { entry, harness, makeTool } from './helpers.js';
 
 // RELIABILITY 2i: the tool gets a deep-frozen deep copy; mutating it throws (ES modules are
 // strict) and changes nothing; the logged args equal the validated args.
-describe('dispatchTurn: frozen arguments (2i)', () => {
+describe('dispatchCalls: frozen arguments (2i)', () => {
   const validated = (): Args => ({ id: 7, tags: ['a', 'b'], filter: { team: 'red', nested: { depth: 1 } } });
 
   it.each([
@@ -24,7 +24,7 @@ describe('dispatchTurn: frozen arguments (2i)', () => {
       mutate(given);
       return 'mutated';
     });
-    const [result] = await dispatchTurn([entry(tool, args)], h.options);
+    const [result] = await dispatchCalls([entry(tool, args)], h.options);
     expect(result).toMatchObject({ status: 'failed', error: { kind: 'execution' } });
     expect(result?.status === 'failed' && result.error.message).toMatch(/^TypeError: /);
     expect(args).toEqual(validated()); // the caller's object is untouched …
@@ -40,7 +40,7 @@ describe('dispatchTurn: frozen arguments (2i)', () => {
     const h = harness();
     const args = JSON.parse('{"__proto__": {"polluted": true}, "x": 1}') as Args;
     const tool = makeTool('echo', (given) => Object.keys(given));
-    const [result] = await dispatchTurn([entry(tool, args)], h.options);
+    const [result] = await dispatchCalls([entry(tool, args)], h.options);
     expect(result).toMatchObject({ status: 'completed', output: ['__proto__', 'x'] });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
@@ -83,7 +83,7 @@ describe('freezeArgs', () => {
     const copy = freezeArgs(shallow);
     expect(copy).not.toBe(shallow);
     expect(Object.isFrozen(copy.tags)).toBe(true);
-    // A JavaScript caller of dispatchTurn may pass no object at all: returned as it is, as before.
+    // A JavaScript caller of dispatchCalls may pass no object at all: returned as it is, as before.
     expect(freezeArgs(null as unknown as Args)).toBeNull();
   });
 

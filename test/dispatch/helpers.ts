@@ -2,7 +2,7 @@ import { createBus } from '../../src/bus/bus.js';
 import type { Envelope, EventType } from '../../src/bus/events.js';
 import { sequentialIds, steppedClock } from '../../src/bus/ids.js';
 import type { Args, ToolCall } from '../../src/protocol/types.js';
-import type { DispatchOptions, Publish } from '../../src/tools/dispatch-turn.js';
+import type { DispatchOptions, Publish } from '../../src/tools/dispatch-calls.js';
 import type { Tool, ToolDefinition } from '../../src/tools/types.js';
 
 /** A Tool built by hand (defineTool lives elsewhere); read-only unless told otherwise. */

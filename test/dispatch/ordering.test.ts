@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dispatchTurn } from '../../src/tools/dispatch-turn.js';
+import { dispatchCalls } from '../../src/tools/dispatch-calls.js';
 import { createToolLimiters } from '../../src/tools/acquire-slot.js';
 import { deferred, entry, flush, harness, makeTool } from './helpers.js';
 
@@ -16,11 +16,11 @@ function gatedTool(name: string, readOnly: boolean) {
 // RELIABILITY 2e: writers run one at a time in model order; read-only calls run concurrently;
 // results come back in model order whatever finished first. Proven with deferred promises
 // resolved in reverse, never with wall-clock time.
-describe('dispatchTurn: ordering (2e)', () => {
+describe('dispatchCalls: ordering (2e)', () => {
   it('runs read-only calls concurrently and returns them in model order', async () => {
     const h = harness();
     const reader = gatedTool('read', true);
-    const turn = dispatchTurn([entry(reader.tool, {}, 'r1'), entry(reader.tool, {}, 'r2'), entry(reader.tool, {}, 'r3')], h.options);
+    const turn = dispatchCalls([entry(reader.tool, {}, 'r1'), entry(reader.tool, {}, 'r2'), entry(reader.tool, {}, 'r3')], h.options);
     await flush();
     expect(reader.started().sort()).toEqual(['r1', 'r2', 'r3']); // all three in flight together
     for (const callId of ['r3', 'r2', 'r1']) {
@@ -41,7 +41,7 @@ describe('dispatchTurn: ordering (2e)', () => {
     const h = harness();
     const reader = gatedTool('read', true);
     const writer = gatedTool('write', false);
-    const turn = dispatchTurn(
+    const turn = dispatchCalls(
       [entry(reader.tool, {}, 'r1'), entry(writer.tool, {}, 'w1'), entry(reader.tool, {}, 'r2'), entry(writer.tool, {}, 'w2')],
       h.options,
     );
@@ -60,7 +60,7 @@ describe('dispatchTurn: ordering (2e)', () => {
   it('runs read-only calls one at a time when `sequential` is set (approval in the turn)', async () => {
     const h = harness({ sequential: true });
     const reader = gatedTool('read', true);
-    const turn = dispatchTurn([entry(reader.tool, {}, 's1'), entry(reader.tool, {}, 's2')], h.options);
+    const turn = dispatchCalls([entry(reader.tool, {}, 's1'), entry(reader.tool, {}, 's2')], h.options);
     await flush();
     expect(reader.started()).toEqual(['s1']);
     reader.open('s1');
@@ -82,7 +82,7 @@ describe('dispatchTurn: ordering (2e)', () => {
       await new Promise<void>((resolve) => gates.push(resolve));
       running--;
     }, { concurrency: 2 });
-    const turn = dispatchTurn([entry(tool), entry(tool), entry(tool), entry(tool), entry(tool)], h.options);
+    const turn = dispatchCalls([entry(tool), entry(tool), entry(tool), entry(tool), entry(tool)], h.options);
     let done = false;
     void turn.then(() => (done = true));
     for (let round = 0; round < 10 && !done; round++) {

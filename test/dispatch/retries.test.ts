@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDispatchStats } from '../../src/tools/dispatch-stats.js';
-import { backoff, dispatchTurn } from '../../src/tools/dispatch-turn.js';
+import { backoff, dispatchCalls } from '../../src/tools/dispatch-calls.js';
 import { ToolError } from '../../src/tools/tool-error.js';
 import { entry, harness, makeTool } from './helpers.js';
 
@@ -19,7 +19,7 @@ function flaky(failures: number, error: () => unknown, extra: Parameters<typeof 
 
 // RELIABILITY 2f: retryable failures are retried with exponential backoff up to the tool policy,
 // each attempt published; writers are retried only when idempotent.
-describe('dispatchTurn: retries (2f)', () => {
+describe('dispatchCalls: retries (2f)', () => {
   beforeEach(() => {
     vi.useFakeTimers();
   });
@@ -31,7 +31,7 @@ describe('dispatchTurn: retries (2f)', () => {
     const stats = createDispatchStats();
     const h = harness({ stats });
     const { tool, attempts } = flaky(2, reset);
-    const turn = dispatchTurn([entry(tool, {}, 'f')], h.options);
+    const turn = dispatchCalls([entry(tool, {}, 'f')], h.options);
     await vi.advanceTimersByTimeAsync(0);
     expect(attempts()).toBe(1);
     await vi.advanceTimersByTimeAsync(99);
@@ -56,7 +56,7 @@ describe('dispatchTurn: retries (2f)', () => {
   it('retries an HTTP 429 and gives up after the policy, returning the last failure', async () => {
     const h = harness();
     const { tool, attempts } = flaky(5, () => Object.assign(new Error('Too Many Requests'), { status: 429 }));
-    const turn = dispatchTurn([entry(tool)], h.options);
+    const turn = dispatchCalls([entry(tool)], h.options);
     await vi.advanceTimersByTimeAsync(10_000);
     const [result] = await turn;
     expect(attempts()).toBe(3);
@@ -66,7 +66,7 @@ describe('dispatchTurn: retries (2f)', () => {
   it('does not retry non-retryable failures', async () => {
     const h = harness();
     const { tool, attempts } = flaky(1, () => new ToolError('bad input', { kind: 'execution' }));
-    const turn = dispatchTurn([entry(tool)], h.options);
+    const turn = dispatchCalls([entry(tool)], h.options);
     await vi.advanceTimersByTimeAsync(10_000);
     expect((await turn)[0]).toMatchObject({ status: 'failed', attempts: 1 });
     expect(attempts()).toBe(1);
@@ -75,13 +75,13 @@ describe('dispatchTurn: retries (2f)', () => {
   it('never retries a writer automatically, unless it is idempotent', async () => {
     const writer = flaky(1, reset, { readOnly: false });
     const h = harness();
-    const once = dispatchTurn([entry(writer.tool)], h.options);
+    const once = dispatchCalls([entry(writer.tool)], h.options);
     await vi.advanceTimersByTimeAsync(10_000);
     expect((await once)[0]).toMatchObject({ status: 'failed', attempts: 1, error: { kind: 'network', retryable: true } });
     expect(writer.attempts()).toBe(1);
 
     const idempotent = flaky(1, reset, { readOnly: false, idempotent: true });
-    const twice = dispatchTurn([entry(idempotent.tool)], h.options);
+    const twice = dispatchCalls([entry(idempotent.tool)], h.options);
     await vi.advanceTimersByTimeAsync(10_000);
     expect((await twice)[0]).toMatchObject({ status: 'completed', attempts: 2 });
   });
@@ -94,7 +94,7 @@ describe('dispatchTurn: retries (2f)', () => {
       if (attempts === 1) return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
       return 'fast now';
     }, { timeoutMs: 50, retry: { attempts: 2, backoffMs: 10 } });
-    const turn = dispatchTurn([entry(tool)], h.options);
+    const turn = dispatchCalls([entry(tool)], h.options);
     await vi.advanceTimersByTimeAsync(100);
     expect((await turn)[0]).toMatchObject({ status: 'completed', attempts: 2 });
     expect(h.of('tool.failed')[0]?.data.error.kind).toBe('timeout');
@@ -103,7 +103,7 @@ describe('dispatchTurn: retries (2f)', () => {
   it('stops retrying when the agent aborts during the backoff', async () => {
     const h = harness();
     const { tool, attempts } = flaky(5, reset, { retry: { attempts: 5, backoffMs: 1_000 } });
-    const turn = dispatchTurn([entry(tool, {}, 'b')], h.options);
+    const turn = dispatchCalls([entry(tool, {}, 'b')], h.options);
     await vi.advanceTimersByTimeAsync(500);
     h.controller.abort();
     const [result] = await turn;
@@ -118,7 +118,7 @@ describe('dispatchTurn: retries (2f)', () => {
     const sleeps: number[] = [];
     const h = harness({ sleep: async (ms) => void sleeps.push(ms) });
     const { tool } = flaky(2, reset, { retry: { attempts: 3, backoffMs: 250, maxBackoffMs: 300 } });
-    expect((await dispatchTurn([entry(tool)], h.options))[0]).toMatchObject({ status: 'completed' });
+    expect((await dispatchCalls([entry(tool)], h.options))[0]).toMatchObject({ status: 'completed' });
     expect(sleeps).toEqual([250, 300]);
   });
 

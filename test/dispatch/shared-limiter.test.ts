@@ -1,11 +1,11 @@
 import pLimit from 'p-limit';
 import { describe, expect, it } from 'vitest';
-import { dispatchTurn } from '../../src/tools/dispatch-turn.js';
+import { dispatchCalls } from '../../src/tools/dispatch-calls.js';
 import { entry, harness, makeTool } from './helpers.js';
 
 // RELIABILITY 2j: 50 agents dispatch through one global limiter of 4: the limit is never exceeded
 // and every call of every agent completes.
-describe('dispatchTurn: a global limiter shared by 50 agents (2j)', () => {
+describe('dispatchCalls: a global limiter shared by 50 agents (2j)', () => {
   it('never exceeds the limit and starves no agent', async () => {
     const limiter = pLimit(4);
     let running = 0;
@@ -22,7 +22,7 @@ describe('dispatchTurn: a global limiter shared by 50 agents (2j)', () => {
     });
     const agents = Array.from({ length: 50 }, (_, agent) => {
       const h = harness({ limiter, agent: `agent-${agent}` });
-      return dispatchTurn([0, 1, 2].map((call) => entry(tool, { n: agent * 3 + call }, `a${agent}-c${call}`)), h.options);
+      return dispatchCalls([0, 1, 2].map((call) => entry(tool, { n: agent * 3 + call }, `a${agent}-c${call}`)), h.options);
     });
     const results = await Promise.all(agents);
 

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDispatchStats } from '../../src/tools/dispatch-stats.js';
-import { dispatchTurn } from '../../src/tools/dispatch-turn.js';
+import { dispatchCalls } from '../../src/tools/dispatch-calls.js';
 import { deferred, entry, harness, makeTool, untilAborted } from './helpers.js';
 
 // RELIABILITY 2b: a tool that never settles times out; one that ignores its signal is a zombie
 // whose late result is reported and discarded, never delivered.
-describe('dispatchTurn: timeouts and zombies (2b)', () => {
+describe('dispatchCalls: timeouts and zombies (2b)', () => {
   beforeEach(() => {
     vi.useFakeTimers();
   });
@@ -20,7 +20,7 @@ describe('dispatchTurn: timeouts and zombies (2b)', () => {
       seen = signal;
       return untilAborted(signal);
     }, { timeoutMs: 1_000 });
-    const turn = dispatchTurn([entry(slow)], h.options);
+    const turn = dispatchCalls([entry(slow)], h.options);
     let settled = false;
     void turn.then(() => (settled = true));
 
@@ -37,18 +37,18 @@ describe('dispatchTurn: timeouts and zombies (2b)', () => {
     expect(h.of('tool.zombie')).toEqual([]);
 
     // the same agent dispatches again
-    const [next] = await dispatchTurn([entry(makeTool('fast', () => 'ok'))], h.options);
+    const [next] = await dispatchCalls([entry(makeTool('fast', () => 'ok'))], h.options);
     expect(next).toMatchObject({ status: 'completed', output: 'ok' });
   });
 
   it('applies the default timeout (30 s) and honours 0 as no limit', async () => {
     const h = harness();
     const hang = makeTool('hang', (_args, { signal }) => untilAborted(signal));
-    const turn = dispatchTurn([entry(hang)], h.options);
+    const turn = dispatchCalls([entry(hang)], h.options);
     await vi.advanceTimersByTimeAsync(30_000);
     expect((await turn)[0]).toMatchObject({ error: { kind: 'timeout' } });
 
-    const free = dispatchTurn([entry(hang)], { ...h.options, defaultTimeoutMs: 0 });
+    const free = dispatchCalls([entry(hang)], { ...h.options, defaultTimeoutMs: 0 });
     let settled = false;
     void free.then(() => (settled = true));
     await vi.advanceTimersByTimeAsync(10 * 60_000);
@@ -61,7 +61,7 @@ describe('dispatchTurn: timeouts and zombies (2b)', () => {
     const stats = createDispatchStats();
     const h = harness({ stats, zombieGraceMs: 1_000 });
     const deaf = makeTool('deaf', () => new Promise(() => {}), { timeoutMs: 500 });
-    const turn = dispatchTurn([entry(deaf)], h.options);
+    const turn = dispatchCalls([entry(deaf)], h.options);
     await vi.advanceTimersByTimeAsync(500);
     // the dispatcher did not wait for the tool
     expect((await turn)[0]).toMatchObject({ status: 'failed', error: { kind: 'timeout' } });
@@ -78,7 +78,7 @@ describe('dispatchTurn: timeouts and zombies (2b)', () => {
     const h = harness({ stats });
     const late = deferred<string>();
     const deaf = makeTool('deaf', () => late.promise, { timeoutMs: 100 });
-    const turn = dispatchTurn([entry(deaf, {}, 'z1')], h.options);
+    const turn = dispatchCalls([entry(deaf, {}, 'z1')], h.options);
     await vi.advanceTimersByTimeAsync(100);
     const results = await turn;
     expect(results).toHaveLength(1);
@@ -99,7 +99,7 @@ describe('dispatchTurn: timeouts and zombies (2b)', () => {
     const h = harness({ stats, zombieGraceMs: 200 });
     const late = deferred<string>();
     const deaf = makeTool('deaf', () => late.promise, { timeoutMs: 100 });
-    const turn = dispatchTurn([entry(deaf)], h.options);
+    const turn = dispatchCalls([entry(deaf)], h.options);
     await vi.advanceTimersByTimeAsync(300);
     await turn;
     expect(stats.zombiesRunning).toBe(1);

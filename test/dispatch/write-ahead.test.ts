@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { dispatchTurn } from '../../src/tools/dispatch-turn.js';
+import { dispatchCalls } from '../../src/tools/dispatch-calls.js';
 import { LogError } from '../../src/errors.js';
 import { deferred, entry, flush, harness, makeTool } from './helpers.js';
 
 // The write-ahead check (RELIABILITY 6f from the dispatcher's side): a call whose tool.started
 // could not be recorded never runs, and the turn rejects with the host error (fail closed).
-describe('dispatchTurn: write-ahead check', () => {
+describe('dispatchCalls: write-ahead check', () => {
   it('does not execute when assertRecorded throws, and rejects with that error', async () => {
     const failure = new LogError('log_write_failed', 'disk full');
     const h = harness({
@@ -17,7 +17,7 @@ describe('dispatchTurn: write-ahead check', () => {
     const tool = makeTool('write', () => {
       ran = true;
     }, { readOnly: false });
-    await expect(dispatchTurn([entry(tool), entry(tool)], h.options)).rejects.toBe(failure);
+    await expect(dispatchCalls([entry(tool), entry(tool)], h.options)).rejects.toBe(failure);
     expect(ran).toBe(false);
     expect(h.of('tool.started')).toHaveLength(1); // the second call never even started
   });
@@ -37,7 +37,7 @@ describe('dispatchTurn: write-ahead check', () => {
       signals.push(signal);
       return gate.promise;
     });
-    const turn = dispatchTurn([entry(tool, {}, 'x1'), entry(tool, {}, 'x2'), entry(tool, {}, 'x3')], h.options);
+    const turn = dispatchCalls([entry(tool, {}, 'x1'), entry(tool, {}, 'x2'), entry(tool, {}, 'x3')], h.options);
     await flush();
     await expect(turn).rejects.toThrow('EIO');
     expect(ran).toEqual(['x1']);
@@ -53,7 +53,7 @@ describe('dispatchTurn: write-ahead check', () => {
       }) as typeof h.options.publish,
     };
     let ran = false;
-    await expect(dispatchTurn([entry(makeTool('t', () => (ran = true)))], options)).rejects.toThrow('bus gone');
+    await expect(dispatchCalls([entry(makeTool('t', () => (ran = true)))], options)).rejects.toThrow('bus gone');
     expect(ran).toBe(false);
   });
 });

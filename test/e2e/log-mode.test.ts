@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTavern } from '../../scenes/tavern/index.js';
-import { createSessionLog, readLog, startInspector, type Envelope, type Inspector } from '../../src/index.js';
+import { type Envelope } from '../../src/index.js';
+import { createSessionLog, readLog } from '../../src/record/index.js';
+import { startInspector, type Inspector } from '../../src/inspect/index.js';
 import { openInspector, useBrowser, type WatchedPage } from './browser.js';
 import { attrOf, parts, textOf, timelineIds } from './page-parts.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createEventHistory, startInspector, type Envelope } from '../../src/index.js';
+import { type Envelope } from '../../src/index.js';
+import { createEventHistory, startInspector } from '../../src/inspect/index.js';
 import { attrOf, parts, timelineIds } from './page-parts.js';
 import { useStagedPages } from './stage.js';
 

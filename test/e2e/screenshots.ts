@@ -9,7 +9,9 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildTavern } from '../../scenes/tavern/index.js';
-import { createEventHistory, createSessionLog, defineTool, readLog, scriptedProvider, startInspector, type Scene } from '../../src/index.js';
+import { defineTool, scriptedProvider, type Scene } from '../../src/index.js';
+import { createSessionLog, readLog } from '../../src/record/index.js';
+import { createEventHistory, startInspector } from '../../src/inspect/index.js';
 import { launchBrowser, openInspector } from './browser.js';
 
 const out = resolve(process.argv[2] ?? 'docs/images');

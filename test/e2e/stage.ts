@@ -1,18 +1,5 @@
-import {
-  createEventHistory,
-  createScene,
-  createTickGate,
-  startInspector,
-  type CastMember,
-  type Envelope,
-  type EventHistory,
-  type EventType,
-  type Inspector,
-  type JsonValue,
-  type Scene,
-  type SceneResult,
-  type TickGate,
-} from '../../src/index.js';
+import { createScene, type CastMember, type Envelope, type EventType, type JsonValue, type Scene, type SceneResult } from '../../src/index.js';
+import { createEventHistory, createTickGate, startInspector, type EventHistory, type Inspector, type TickGate } from '../../src/inspect/index.js';
 import { afterEach } from 'vitest';
 import { openInspector, useBrowser, type WatchedPage } from './browser.js';
 

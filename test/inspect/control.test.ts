@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createScene, createTickGate, defineTool, type Envelope, type Scene } from '../../src/index.js';
+import { createScene, defineTool, type Envelope, type Scene } from '../../src/index.js';
+import { createTickGate } from '../../src/inspect/index.js';
 import { recordEvents, scriptedProvider, testAgent } from '../../src/testing/index.js';
 import { control, inspect, openEvents, pageHeaders, send, type SseStream } from './helpers.js';
 

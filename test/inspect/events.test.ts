@@ -1,7 +1,10 @@
 import { connect } from 'node:net';
 import { setImmediate as turn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE_VERSION, createBus, createEventHistory, sequentialIds, type Bus } from '../../src/index.js';
+import { createBus, type Bus } from '../../src/index.js';
+import { sequentialIds } from '../../src/testing/index.js';
+import { CATALOGUE_VERSION } from '../../src/bus/index.js';
+import { createEventHistory } from '../../src/inspect/index.js';
 import { inspect, openEvents, TOKEN, troupeFrames } from './helpers.js';
 
 const say = (bus: Bus, text: string, agent = 'a') => bus.publish('agent.said', { text }, { agent, scene: 's' });

@@ -1,6 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { afterEach } from 'vitest';
-import { startInspector, type Inspector, type InspectorNotice, type InspectorOptions } from '../../src/index.js';
+import { startInspector, type Inspector, type InspectorNotice, type InspectorOptions } from '../../src/inspect/index.js';
 
 /** A fixed token, so tests can build URLs and headers by hand. */
 export const TOKEN = 'test-token-0123456789abcdef';

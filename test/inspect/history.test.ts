@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, createBus, createEventHistory, createScene, createTickGate, sequentialIds, type Envelope } from '../../src/index.js';
+import { ConfigError, createBus, createScene, type Envelope } from '../../src/index.js';
+import { sequentialIds } from '../../src/testing/index.js';
+import { createEventHistory, createTickGate } from '../../src/inspect/index.js';
 
 const ids = (events: Envelope[]) => events.map((event) => event.id);
 

@@ -2,7 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createEventHistory, createScene, defineTool, readLog, type Envelope } from '../../src/index.js';
+import { createScene, defineTool, type Envelope } from '../../src/index.js';
+import { readLog } from '../../src/record/index.js';
+import { createEventHistory } from '../../src/inspect/index.js';
 import { control, inspect, openEvents, pageHeaders, send, troupeFrames } from './helpers.js';
 
 /** Runs a small stepped scene with a session log; returns the log's path. */

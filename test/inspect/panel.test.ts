@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBus, createEventHistory, sequentialIds, type Bus, type Pattern } from '../../src/index.js';
+import { createBus, type Bus, type Pattern } from '../../src/index.js';
+import { sequentialIds } from '../../src/testing/index.js';
+import { createEventHistory } from '../../src/inspect/index.js';
 import { connectPanel, type Panel, type PanelGap, type PanelOptions, type PanelStatus } from '../../src/inspect/page/panel.js';
 import { inspect, TOKEN } from './helpers.js';
 

@@ -3,7 +3,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, createBus, startInspector } from '../../src/index.js';
+import { ConfigError, createBus } from '../../src/index.js';
+import { startInspector } from '../../src/inspect/index.js';
 import { control, inspect, openEvents, pageHeaders, send, TOKEN } from './helpers.js';
 
 /** A page folder of our own, with a secret beside it and a symlink pointing at the secret. */

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Provider } from '../../src/index.js';
 import { scriptedProvider, testAgent } from '../../src/testing/index.js';
-import type { ScriptedTurn } from '../../src/testing/index.js';
+import type { ScriptedReply } from '../../src/testing/index.js';
 import { rosterTools } from '../agent/fixtures.js';
 import { adapter, bodyOf } from './anthropic-helpers.js';
 import { normalizeEvents } from './normalize.js';
@@ -25,9 +25,9 @@ async function runWith(provider: Provider, protocol: 'xml' | 'native', stream: b
   return { result, executed, events: normalizeEvents(events.all) };
 }
 
-const finalTurn: ScriptedTurn = { text: 'Ana plays for the red team.', usage: { inputTokens: 540, outputTokens: 9, totalTokens: 549 } };
+const finalTurn: ScriptedReply = { text: 'Ana plays for the red team.', usage: { inputTokens: 540, outputTokens: 9, totalTokens: 549 } };
 
-const cases: { name: string; protocol: 'xml' | 'native'; stream: boolean; replies: WireReply[]; script: ScriptedTurn[] }[] = [
+const cases: { name: string; protocol: 'xml' | 'native'; stream: boolean; replies: WireReply[]; script: ScriptedReply[] }[] = [
   {
     name: 'xml, streamed, stopped at </ACTION>',
     protocol: 'xml',

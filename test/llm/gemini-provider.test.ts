@@ -1,20 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  ConfigError,
-  createAgent,
-  createBus,
-  defineTool,
-  ProviderError,
-  scriptedProvider,
-  sequentialIds,
-  steppedClock,
-  type ModelRequest,
-  type Provider,
-  type ScriptedTurn,
-  type StreamEvent,
-} from '../../src/index.js';
+import { ConfigError, createAgent, createBus, defineTool, ProviderError, scriptedProvider, type ModelRequest, type Provider, type ScriptedReply, type StreamEvent } from '../../src/index.js';
+import { sequentialIds, steppedClock, recordEvents } from '../../src/testing/index.js';
 import { geminiProvider, type GeminiProviderOptions } from '../../src/llm/gemini/index.js';
-import { recordEvents } from '../../src/testing/index.js';
 import { normalizeEvents } from './normalize.js';
 import { startWireServer, type WireServer } from './wire-server.js';
 import {
@@ -483,7 +470,7 @@ describe('gemini: an agent on the wire', () => {
   }
 
   /** The same exchange twice, over the wire and scripted: the bus must not tell them apart. */
-  async function compare(protocol: 'xml' | 'native', stream: boolean, wire: Record<string, unknown>[][], script: ScriptedTurn[], prompt: string) {
+  async function compare(protocol: 'xml' | 'native', stream: boolean, wire: Record<string, unknown>[][], script: ScriptedReply[], prompt: string) {
     server.reply(...wire.map((chunks) => (stream ? sse(chunks) : json(whole(chunks)))));
     const overWire = await run(gemini(), protocol, stream, prompt);
     const scripted = scriptedProvider(script, { stream });

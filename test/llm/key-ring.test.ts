@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyFailure, factsOf, retryAfter } from '../../src/llm/classify-failure.js';
-import { KeyRing } from '../../src/index.js';
+import { KeyRing } from '../../src/llm/index.js';
 
 describe('KeyRing', () => {
   it('uses keys in turn, rests a rate-limited one and sets a refused one aside', () => {

@@ -25,7 +25,9 @@ function specifiersOf(path: string): string[] {
 }
 
 /** The shared modules the root entry keeps (src/llm but the adapters), and the CLI. */
-const SHARED = [...sourceFiles().filter((path) => /^src\/llm\/[^/]+\.ts$/.test(path) && !ADAPTER_FILE.test(path)), 'src/cli/main.ts'];
+// Every entry point but the adapters' own, and the CLI: none may need a client library to load.
+const ENTRIES = ['src/index.ts', 'src/bus/index.ts', 'src/protocol/index.ts', 'src/tools/index.ts', 'src/agent/memory/index.ts', 'src/record/index.ts', 'src/inspect/index.ts', 'src/testing/index.ts'];
+const SHARED = [...sourceFiles().filter((path) => /^src\/llm\/[^/]+\.ts$/.test(path) && !ADAPTER_FILE.test(path)), ...ENTRIES, 'src/cli/main.ts'];
 
 /**
  * A resolve hook that fails every client library the way Node does on a host without it, so a

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createAgent, createBus, defineTool, sequentialIds, steppedClock } from '../../src/index.js';
+import { createAgent, createBus, defineTool } from '../../src/index.js';
+import { sequentialIds, steppedClock, recordEvents, scriptedProvider } from '../../src/testing/index.js';
 import { openaiProvider } from '../../src/llm/openai/index.js';
-import type { Provider, ScriptedTurn } from '../../src/index.js';
-import { recordEvents, scriptedProvider } from '../../src/testing/index.js';
+import type { Provider, ScriptedReply } from '../../src/index.js';
 import { normalizeEvents } from './normalize.js';
 import { startWireServer, type WireReply, type WireServer } from './wire-server.js';
 import { ACTION_PIECES, ACTION_TEXT, CALL_A, PLAIN_PIECES, PLAIN_TEXT, SINGLE_CALL_STREAM, completion, call, textStream, usage } from './transcripts/openai.js';
@@ -51,11 +51,11 @@ const ROUND_2 = usage(120, 9);
 const asUsage = (wire: typeof ROUND_1) => ({ inputTokens: wire.prompt_tokens, outputTokens: wire.completion_tokens, totalTokens: wire.total_tokens });
 
 /** The same exchange as the scripted brain's turns. */
-const XML_TURNS: ScriptedTurn[] = [
+const XML_TURNS: ScriptedReply[] = [
   { text: ACTION_TEXT, finishReason: 'stop_sequence', stopSequence: '</ACTION>', usage: asUsage(ROUND_1) },
   { text: PLAIN_TEXT, usage: asUsage(ROUND_2) },
 ];
-const NATIVE_TURNS: ScriptedTurn[] = [
+const NATIVE_TURNS: ScriptedReply[] = [
   { toolCalls: [{ id: CALL_A, name: 'lookup_player', arguments: '{"id":"7"}' }], usage: { inputTokens: 96, outputTokens: 18, totalTokens: 114 } },
   { text: PLAIN_TEXT, usage: asUsage(ROUND_2) },
 ];

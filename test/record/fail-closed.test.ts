@@ -5,7 +5,7 @@ import { createBus } from '../../src/bus/bus.js';
 import { LogError } from '../../src/errors.js';
 import { createSessionLog } from '../../src/record/session-log.js';
 import { logFs } from '../../src/record/log-fs.js';
-import { dispatchTurn, type Publish } from '../../src/tools/dispatch-turn.js';
+import { dispatchCalls, type Publish } from '../../src/tools/dispatch-calls.js';
 import type { Tool } from '../../src/tools/types.js';
 import { tempDir } from './helpers.js';
 
@@ -64,7 +64,7 @@ describe('session log: write failures fail closed (6f)', () => {
 
     const { tool, runs } = countingTool();
     const publish: Publish = (type, data) => bus.publish(type, data, { agent: 'a' });
-    const turn = dispatchTurn([{ call: { callId: 'c1', name: 'write_file', args: {} }, tool }], {
+    const turn = dispatchCalls([{ call: { callId: 'c1', name: 'write_file', args: {} }, tool }], {
       signal: new AbortController().signal,
       agent: 'a',
       publish,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createScene, defineTool, serializeEnvelope, type Perception } from '../../src/index.js';
+import { createScene, defineTool, type Perception } from '../../src/index.js';
+import { serializeEnvelope } from '../../src/bus/index.js';
 
 /** A small market of random brains: every choice comes from the seeded generator. */
 function run(seed: number): Promise<string[]> {

@@ -25,7 +25,7 @@ function gauge(name: string) {
 describe('the scene-wide keyed limiter', () => {
   it('never exceeds the global tool limit under 50 agents, and no agent starves', async () => {
     const { tool, state } = gauge('work');
-    const { scene } = recordedScene({ schedule: 'every-tick', limits: { tools: 3, turns: 50 } });
+    const { scene } = recordedScene({ schedule: 'every-tick', concurrency: { tools: 3, turns: 50 } });
     for (let index = 0; index < 50; index++) scene.add({ name: `worker${index}`, tools: [tool], brain: () => act('work') });
     await scene.run({ ticks: 2 });
     expect(state.peak).toBeGreaterThan(1);
@@ -36,7 +36,7 @@ describe('the scene-wide keyed limiter', () => {
 
   it('caps concurrent calls per tool across agents', async () => {
     const { tool, state } = gauge('narrow');
-    const { scene } = recordedScene({ schedule: 'every-tick', limits: { toolCalls: { narrow: 1 } } });
+    const { scene } = recordedScene({ schedule: 'every-tick', concurrency: { toolCalls: { narrow: 1 } } });
     for (let index = 0; index < 8; index++) scene.add({ name: `n${index}`, tools: [tool], brain: () => act('narrow') });
     await scene.step();
     expect(state.peak).toBe(1);
@@ -54,7 +54,7 @@ describe('the scene-wide keyed limiter', () => {
       active--;
       return 'done';
     }, { name: 'slowmodel' });
-    const { scene, events } = recordedScene({ schedule: 'every-tick', limits: { modelCalls: { slowmodel: 2 } } });
+    const { scene, events } = recordedScene({ schedule: 'every-tick', concurrency: { modelCalls: { slowmodel: 2 } } });
     for (let index = 0; index < 6; index++) scene.add({ name: `m${index}`, provider: slow });
     await scene.step();
     expect(peak).toBe(2);
@@ -65,7 +65,7 @@ describe('the scene-wide keyed limiter', () => {
   it('limits turns in flight per tick without dropping any', async () => {
     let active = 0;
     let peak = 0;
-    const { scene } = recordedScene({ schedule: 'every-tick', limits: { turns: 4 } });
+    const { scene } = recordedScene({ schedule: 'every-tick', concurrency: { turns: 4 } });
     for (let index = 0; index < 20; index++) {
       scene.add({
         name: `t${index}`,

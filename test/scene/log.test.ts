@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readLog } from '../../src/index.js';
+import { readLog } from '../../src/record/index.js';
 import { act, noteTool, recordedScene } from './helpers.js';
 
 describe('a scene with a session log', () => {

@@ -40,7 +40,7 @@ describe('a scene with a model for its cast', () => {
         }
       },
     };
-    const { scene, events } = recordedScene({ schedule: 'every-tick', limits: { modelCalls: 1 } });
+    const { scene, events } = recordedScene({ schedule: 'every-tick', concurrency: { modelCalls: 1 } });
     for (const name of ['a', 'b', 'c']) scene.add({ name, provider: slow });
     await scene.run({ ticks: 1 });
     expect(ofType(events, 'agent.said')).toHaveLength(3);

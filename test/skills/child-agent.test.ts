@@ -2,14 +2,15 @@ import { mkdtempSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createAgent, createSessionLog, defineSkill, readLog, type ScriptedTurn } from '../../src/index.js';
+import { createAgent, defineSkill, type ScriptedReply } from '../../src/index.js';
+import { createSessionLog, readLog } from '../../src/record/index.js';
 import { recordEvents, scriptedProvider, testAgent } from '../../src/testing/index.js';
 import { action, call, teamTools, toolTrace } from './fixtures.js';
 
 const NO_HANG = { timeout: 5_000 };
 
 /** A `research` skill whose child agent has the roster tools and follows `script`. */
-function researchSkill(script: ScriptedTurn[], agent: { maxRounds?: number } = {}) {
+function researchSkill(script: ScriptedReply[], agent: { maxRounds?: number } = {}) {
   const team = teamTools();
   const childProvider = scriptedProvider(script);
   const research = defineSkill({

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createBus, defineSkill, defineTool, dispatchTurn, MAX_SKILL_DEPTH, sequentialIds, ToolSchemaError, type Steps, type Tool } from '../../src/index.js';
-import { recordEvents, scriptedProvider, testAgent } from '../../src/testing/index.js';
+import { createBus, defineSkill, defineTool, MAX_SKILL_DEPTH, ToolSchemaError, type Steps, type Tool } from '../../src/index.js';
+import { dispatchCalls } from '../../src/tools/index.js';
+import { sequentialIds, recordEvents, scriptedProvider, testAgent } from '../../src/testing/index.js';
 import { action, call, teamTools, toolTrace } from './fixtures.js';
 
 const NO_HANG = { timeout: 5_000 };
@@ -68,7 +69,7 @@ describe('failing steps', () => {
     const { skill, executed } = stepSkill((steps) => steps.call('lookup_player', { player_id: '7' }));
     const bus = createBus({ ids: sequentialIds() });
     const events = recordEvents(bus);
-    const turn = dispatchTurn([{ call: { callId: 'c1', name: 'scout', args: {} }, tool: skill }], {
+    const turn = dispatchCalls([{ call: { callId: 'c1', name: 'scout', args: {} }, tool: skill }], {
       signal: new AbortController().signal,
       agent: 'tester',
       bus,

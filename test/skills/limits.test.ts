@@ -1,7 +1,8 @@
 import pLimit from 'p-limit';
 import { describe, expect, it } from 'vitest';
-import { createBus, createToolLimiters, defineSkill, defineTool, dispatchTurn, sequentialIds } from '../../src/index.js';
-import { recordEvents, scriptedProvider, testAgent } from '../../src/testing/index.js';
+import { createBus, defineSkill, defineTool } from '../../src/index.js';
+import { sequentialIds, recordEvents, scriptedProvider, testAgent } from '../../src/testing/index.js';
+import { createToolLimiters, dispatchCalls } from '../../src/tools/index.js';
 import { action, call, teamTools, toolTrace } from './fixtures.js';
 
 // A deadlock shows up as a test that never ends: the timeout turns it into a failure.
@@ -95,7 +96,7 @@ describe('skills under limits', () => {
       { call: { callId: 'c1', name: 'score', args: { who: 'model' } }, tool },
       { call: { callId: 'c2', name: 'score_twice', args: {} }, tool: scoreTwice },
     ];
-    const results = await dispatchTurn(calls, {
+    const results = await dispatchCalls(calls, {
       signal: new AbortController().signal,
       agent: 'tester',
       bus,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defineSkill, renderManifest, type StepResult } from '../../src/index.js';
+import { defineSkill, type StepResult } from '../../src/index.js';
+import { renderManifest } from '../../src/protocol/index.js';
 import { scriptedProvider, testAgent } from '../../src/testing/index.js';
 import { action, call, teamTools, toolTrace } from './fixtures.js';
 

@@ -1,5 +1,6 @@
 import { expectTypeOf, test } from 'vitest';
-import { toolResult, type Envelope, type ResultPart, type ResultPartInfo, type ToolResult } from '../../src/index.js';
+import { toolResult, type Envelope, type ResultPart, type ToolResult } from '../../src/index.js';
+import { type ResultPartInfo } from '../../src/bus/index.js';
 
 test('toolResult takes only known parts and image formats', () => {
   const png = new Uint8Array(8);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createScene, defineTool, isToolResult, safeJson, serializeEnvelope, toolResult, type ChatMessage, type ImageMediaType, type ToolResult } from '../../src/index.js';
+import { createScene, defineTool, toolResult, type ChatMessage, type ToolResult } from '../../src/index.js';
+import { safeJson, serializeEnvelope, type ImageMediaType } from '../../src/bus/index.js';
+import { isToolResult } from '../../src/tools/index.js';
 import { scriptedProvider, testAgent } from '../../src/testing/index.js';
 import { CALL_XML, jpegBytes, PNG, PNG_BASE64, PNG_SHA256, resultTool } from './rich-results-fixtures.js';
 

@@ -1,7 +1,7 @@
 import type { CallRecord } from '../../bus/event-data.js';
 import type { ChatMessage, ModelResponse, Usage } from '../../llm/types.js';
 import type { CallRejection, Issue, MalformedProblem, ParsedOutput, ToolCall } from '../../protocol/types.js';
-import type { CallResult } from '../../tools/dispatch-turn.js';
+import type { CallResult } from '../../tools/dispatch-calls.js';
 import type { BudgetRefusal } from '../budget.js';
 import type { ObservedCall, RepairedNote } from '../observation-text.js';
 

@@ -1,5 +1,5 @@
 import { errorMessage } from '../../errors.js';
-import { dispatchTurnNow, type DispatchOptions } from '../../tools/dispatch-turn.js';
+import { dispatchCallsNow, type DispatchOptions } from '../../tools/dispatch-calls.js';
 import type { AgentConfig } from '../agent-config.js';
 import { roundCalls, type RoundCall, type RunState } from '../run/run-state.js';
 import { refusedByBudget } from './checkpoint.js';
@@ -38,9 +38,9 @@ export function runCalls(run: RunState, config: AgentConfig, port: StagePort, ru
   };
   if (config.scene !== undefined) options.scene = config.scene;
   if (config.log !== undefined) options.assertRecorded = config.log.assertRecorded;
-  let work: ReturnType<typeof dispatchTurnNow>;
+  let work: ReturnType<typeof dispatchCallsNow>;
   try {
-    work = dispatchTurnNow(
+    work = dispatchCallsNow(
       runnable.map((entry) => ({ call: entry.call, tool: config.registry.get(entry.call.name)! })),
       options,
     );

@@ -1,0 +1,59 @@
+import type { LimitFunction } from 'p-limit';
+import type { Bus, Publish } from '../bus/bus.js';
+import type { Args, ToolFailure } from '../bus/event-data.js';
+import type { Envelope } from '../bus/events.js';
+import type { ToolCall } from '../protocol/types.js';
+import type { ToolLimiters } from './acquire-slot.js';
+import type { DispatchStats } from './dispatch-stats.js';
+import type { Tool } from './types.js';
+
+/** A validated call and the tool that runs it. */
+export type CallEntry = { call: ToolCall; tool: Tool };
+
+/** The result of one call, in the model's order; `args` is the frozen copy the tool received. */
+export type CallResult =
+  | { callId: string; name: string; args: Args; status: 'completed'; output: unknown; durationMs: number; attempts: number }
+  | { callId: string; name: string; args: Args; status: 'failed'; error: ToolFailure; durationMs: number; attempts: number };
+
+/** The options of `dispatchCalls`: where it reports, what stops it, and its limits. */
+export type DispatchOptions = {
+  /** Agent abort or scene stop. */
+  signal: AbortSignal;
+  agent: string;
+  scene?: string;
+  publish: Publish;
+  /** Global limiter, possibly shared by many agents; never `clearQueue`d by the dispatcher. */
+  limiter?: LimitFunction;
+  /** Per-tool limiters (`tool.concurrency`), created lazily; share one map to share the limits. */
+  toolLimiters?: ToolLimiters;
+  /** Run one call at a time in model order even when all are read-only (approval in the dispatch). */
+  sequential?: boolean;
+  /** Write-ahead check: throws when the log could not record this `tool.started`. */
+  assertRecorded?: (event: Envelope<'tool.started'>) => void;
+  /** For tools without `timeoutMs` (default 30 000; 0 = no limit). */
+  defaultTimeoutMs?: number;
+  /** Waits between retries; rejects or resolves early when the signal aborts. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** How long a tool may ignore its aborted signal before `tool.zombie` `pending` (default 1000). */
+  zombieGraceMs?: number;
+  /** Counters (zombies, timeouts, retries) updated as calls run. */
+  stats?: DispatchStats;
+  /**
+   * Where every `durationMs` comes from (default `performance.now`). Pass the bus clock so that
+   * scripted runs publish identical events. Timeouts still run on real (or faked) timers.
+   */
+  clock?: () => number;
+  /**
+   * The bus `publish` publishes on. Tools that run other tools need it: a nested call's events
+   * name the call that made it as their `cause`, and a skill's child agent runs on it.
+   */
+  bus?: Bus;
+  /**
+   * Tool names of the calls this dispatch's calls are nested in, outermost first. Set by
+   * `context.dispatcher.dispatch`; skills read it to refuse recursion and deep nesting.
+   */
+  enclosing?: readonly string[];
+};
+
+/** `dispatchCalls`'s shape, for the modules that run nested calls through it. */
+export type DispatchCalls = (calls: readonly CallEntry[], options: DispatchOptions) => Promise<CallResult[]>;
