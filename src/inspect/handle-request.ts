@@ -13,6 +13,7 @@ import { fetchSiteProblem, hostProblem, originProblem, tokenCookie, tokenSource,
 import { stateSnapshot } from './state-snapshot.js';
 import { readPageFile } from './static-files.js';
 import type { TickGate } from './tick-gate.js';
+import { errorMessage } from '../errors.js';
 
 /** Everything a request may need, fixed once the server listens. */
 export type InspectorContext = {
@@ -53,7 +54,7 @@ export function createRequestHandler(context: () => InspectorContext | undefined
   return (req, res) => {
     route(req, res, context()).catch((error: unknown) => {
       if (res.headersSent) res.destroy();
-      else sendText(res, 500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
+      else sendText(res, 500, `internal error: ${errorMessage(error)}`);
     });
   };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { ConfigError } from '../errors.js';
+import { ConfigError, errorMessage } from '../errors.js';
 import { redactKeyLike } from './key-ring.js';
 import { ProviderError, toProviderError } from './provider-error.js';
 import { providerIdentity } from './provider-identity.js';
@@ -208,7 +208,7 @@ function readCassette(file: string): { header: Header; entries: CassetteEntry[] 
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ConfigError(`cassette ${file} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ConfigError(`cassette ${file} cannot be read: ${errorMessage(error)}`);
   }
   const lines = text.split('\n').filter((line) => line.trim() !== '');
   const parse = (line: string, number: number): unknown => {

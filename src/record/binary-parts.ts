@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import type { Envelope } from '../bus/events.js';
 import type { Outcome } from '../outcome.js';
 import { IMAGE_MEDIA_TYPES, isToolResult, toolResult, type ImageMediaType, type ResultPart, type ToolResult } from '../tools/result-parts.js';
+import { errorMessage } from '../errors.js';
 
 /** Image bytes kept inline in the log line (as base64) up to this size; larger go to a side file. */
 export const DEFAULT_MAX_INLINE_BINARY_BYTES = 4 * 1024;
@@ -67,7 +68,7 @@ function imageBytes(path: string, record: Record<string, unknown>): Outcome<Uint
     try {
       bytes = new Uint8Array(readFileSync(join(dirname(path), record.$side)));
     } catch (error) {
-      return { ok: false, problem: `side file ${record.$side} unreadable: ${error instanceof Error ? error.message : String(error)}` };
+      return { ok: false, problem: `side file ${record.$side} unreadable: ${errorMessage(error)}` };
     }
   } else {
     return { ok: false, problem: 'neither base64 nor $side given' };

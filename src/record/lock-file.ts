@@ -1,4 +1,4 @@
-import { LogError } from '../errors.js';
+import { LogError, errorMessage } from '../errors.js';
 import type { LogFs } from './log-fs.js';
 
 /** A held lock; `release()` removes the lock file if it is still ours. */
@@ -26,7 +26,7 @@ export function acquireLock(target: string, fs: LogFs): LockHandle {
       return { path, release: () => release(path, fs) };
     } catch (error) {
       if (code(error) !== 'EEXIST') {
-        throw new LogError('log_write_failed', `cannot create the lock file ${path}: ${describe(error)}`, { cause: error });
+        throw new LogError('log_write_failed', `cannot create the lock file ${path}: ${errorMessage(error)}`, { cause: error });
       }
     }
     const holder = readHolder(path, fs);
@@ -37,7 +37,7 @@ export function acquireLock(target: string, fs: LogFs): LockHandle {
     try {
       fs.unlinkSync(path); // stale: its writer is gone
     } catch (error) {
-      if (code(error) !== 'ENOENT') throw new LogError('log_write_failed', `cannot remove the stale lock ${path}: ${describe(error)}`, { cause: error });
+      if (code(error) !== 'ENOENT') throw new LogError('log_write_failed', `cannot remove the stale lock ${path}: ${errorMessage(error)}`, { cause: error });
     }
   }
 }
@@ -83,7 +83,3 @@ function code(error: unknown): unknown {
   return typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
 }
 
-/** `CODE: message` for a file-system error. */
-export function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

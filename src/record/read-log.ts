@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Envelope } from '../bus/events.js';
-import { LogError } from '../errors.js';
+import { LogError, errorMessage } from '../errors.js';
 import { restoreResult } from './binary-parts.js';
-import { describe } from './lock-file.js';
 import { parseHeader, type LogHeader } from './log-format.js';
 
 /** A line that could not be read as an event: reported, never fatal. */
@@ -39,7 +38,7 @@ export function readLog(path: string, options: ReadLogOptions = {}): ReadLogResu
   try {
     content = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new LogError('log_format', `cannot read session log ${path}: ${describe(error)}`, { cause: error });
+    throw new LogError('log_format', `cannot read session log ${path}: ${errorMessage(error)}`, { cause: error });
   }
   if (content === '') throw new LogError('log_format', `session log ${path} is empty: no header, version unknown`);
   const lines = content.split('\n');
@@ -58,7 +57,7 @@ export function readLog(path: string, options: ReadLogOptions = {}): ReadLogResu
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      quarantine(`not JSON: ${describe(error)}`);
+      quarantine(`not JSON: ${errorMessage(error)}`);
       continue;
     }
     const problem = envelopeProblem(parsed, header.catalogue);
@@ -100,6 +99,6 @@ function loadSide(path: string, data: unknown): { ok: true; data: unknown } | { 
   try {
     return { ok: true, data: JSON.parse(readFileSync(join(dirname(path), reference), 'utf8')) };
   } catch (error) {
-    return { ok: false, reason: `side file ${reference} unreadable: ${describe(error)}` };
+    return { ok: false, reason: `side file ${reference} unreadable: ${errorMessage(error)}` };
   }
 }

@@ -4,9 +4,9 @@ import type { Bus, Unsubscribe } from '../bus/bus.js';
 import { CATALOGUE_VERSION, type Envelope } from '../bus/events.js';
 import { safeJson } from '../bus/safe-json.js';
 import { serializeEnvelope } from '../bus/serialize-event.js';
-import { LogError } from '../errors.js';
+import { LogError, errorMessage } from '../errors.js';
 import { DEFAULT_MAX_INLINE_BINARY_BYTES, loggedData } from './binary-parts.js';
-import { acquireLock, describe } from './lock-file.js';
+import { acquireLock } from './lock-file.js';
 import { headerLine, parseHeader } from './log-format.js';
 import { ensureDir, logFs, writeAll, type LogFs } from './log-fs.js';
 import { createRedactor } from './redact.js';
@@ -75,7 +75,7 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
   try {
     ensureDir(fs, dirname(absolute));
   } catch (error) {
-    throw new LogError('log_write_failed', `cannot create the directory of session log ${absolute}: ${describe(error)}`, { cause: error });
+    throw new LogError('log_write_failed', `cannot create the directory of session log ${absolute}: ${errorMessage(error)}`, { cause: error });
   }
   const lock = acquireLock(absolute, fs);
   let fd: number;
@@ -83,14 +83,14 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
     fd = fs.openSync(absolute, 'a+', 0o600);
   } catch (error) {
     lock.release();
-    throw new LogError('log_write_failed', `cannot open session log ${absolute}: ${describe(error)}`, { cause: error });
+    throw new LogError('log_write_failed', `cannot open session log ${absolute}: ${errorMessage(error)}`, { cause: error });
   }
   try {
     prepare(fs, fd, absolute);
   } catch (error) {
     fs.closeSync(fd);
     lock.release();
-    throw error instanceof LogError ? error : new LogError('log_write_failed', `cannot write session log ${absolute}: ${describe(error)}`, { cause: error });
+    throw error instanceof LogError ? error : new LogError('log_write_failed', `cannot write session log ${absolute}: ${errorMessage(error)}`, { cause: error });
   }
 
   let failure: LogError | undefined;
@@ -100,7 +100,7 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
   const sideDir = `${absolute}.side`;
 
   const fail = (error: unknown, event: Envelope): void => {
-    failure = new LogError('log_write_failed', `session log ${absolute} stopped recording at event ${event.id} (${event.type}): ${describe(error)}`, { cause: error });
+    failure = new LogError('log_write_failed', `session log ${absolute} stopped recording at event ${event.id} (${event.type}): ${errorMessage(error)}`, { cause: error });
     try {
       options.onError?.(failure);
     } catch {
@@ -174,7 +174,7 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
       error ??= caught;
     }
     lock.release();
-    if (error !== undefined) throw new LogError('log_write_failed', `closing session log ${absolute} failed: ${describe(error)}`, { cause: error });
+    if (error !== undefined) throw new LogError('log_write_failed', `closing session log ${absolute} failed: ${errorMessage(error)}`, { cause: error });
   };
 
   return {

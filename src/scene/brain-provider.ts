@@ -2,6 +2,7 @@ import { scriptedResponse, type ScriptedReply } from '../llm/scripted-provider.j
 import type { ModelRequest, ModelResponse, Provider } from '../llm/types.js';
 import { ProviderError } from '../llm/provider-error.js';
 import type { Brain, Perception } from './types.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * A scripted brain as a provider: each deliberation asks the brain for its turn, given what the
@@ -16,7 +17,7 @@ export function brainProvider(brain: Brain, perceive: (request: ModelRequest) =>
     try {
       turn = brain(perceive(request));
     } catch (error) {
-      throw error instanceof ProviderError ? error : new ProviderError('script', `brain of "${request.agent}" threw: ${describe(error)}`, { cause: error });
+      throw error instanceof ProviderError ? error : new ProviderError('script', `brain of "${request.agent}" threw: ${errorMessage(error)}`, { cause: error });
     }
     return turn instanceof Promise ? turn.then((value) => responseTo(value, request)) : responseTo(turn, request);
   };
@@ -40,8 +41,4 @@ const PASSED: ModelResponse = Object.freeze({ text: '', finishReason: 'stop', pa
 /** A brain's turn as a response; `null` or `undefined` is a pass. */
 function responseTo(turn: ScriptedReply | null | undefined, request: ModelRequest): ModelResponse {
   return turn === null || turn === undefined ? PASSED : scriptedResponse(turn, request, false);
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -8,6 +8,7 @@ import { ToolError } from '../tools/tool-error.js';
 import { validateCalls } from '../tools/validate-calls.js';
 import { refuseRecursion, type SkillFrame } from './skill-frame.js';
 import type { StepResult, Steps } from './types.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * Limits for step arguments. They are the skill's own data, not model output: no size cap, and a
@@ -71,7 +72,7 @@ class WorkflowSteps implements Steps {
     try {
       argumentsText = JSON.stringify(args);
     } catch (error) {
-      return notJson(callId, name, error instanceof Error ? error.message : String(error));
+      return notJson(callId, name, errorMessage(error));
     }
     if (argumentsText === undefined) return notJson(callId, name, `got ${typeof args}`);
     // A native call's path: the same names, permission, JSON and schema checks a model gets.

@@ -4,7 +4,7 @@
  * before any model sees the tool.
  */
 import type { ValidateFunction } from 'ajv';
-import { ToolSchemaError } from '../errors.js';
+import { ToolSchemaError, errorMessage } from '../errors.js';
 import { isForbiddenName } from '../protocol/forbidden-names.js';
 import { checkMetaSchemas, createAjv } from './ajv.js';
 import { pointerSegment, resolveNode } from './schema-walk.js';
@@ -103,7 +103,7 @@ export function checkToolSchema(toolName: string, parameters: unknown): Compiled
     return { validate, branches };
   } catch (error) {
     if (error instanceof ToolSchemaError) throw error;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     throw new ToolSchemaError(toolName, `parameters do not compile under strict AJV (PROTOCOL.md rule 16): ${message}`, {
       cause: error,
     });
@@ -119,7 +119,7 @@ function probe(toolName: string, validate: ValidateFunction): void {
   try {
     validate({});
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     throw new ToolSchemaError(
       toolName,
       `parameters compile to a validator that cannot run (${message}); the schema is too large — split the tool or group its properties`,

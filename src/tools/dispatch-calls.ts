@@ -4,6 +4,7 @@ import { createDispatchStats } from './dispatch-stats.js';
 import type { CallEntry, CallResult, DispatchOptions } from './dispatch-options.js';
 import { runCall, type DispatchContext } from './run-call.js';
 import { StopScope } from './stop-scope.js';
+import { errorMessage } from '../errors.js';
 
 export type { Publish } from '../bus/bus.js';
 export type { CallEntry, CallResult, DispatchOptions } from './dispatch-options.js';
@@ -73,7 +74,7 @@ export function dispatchCallsNow(calls: readonly CallEntry[], options: DispatchO
     onHostFailure: (error) => {
       if (failure.error !== undefined) return;
       failure.error = { error };
-      scope.stop(new Error(`dispatch stopped by a host failure: ${error instanceof Error ? error.message : String(error)}`));
+      scope.stop(new Error(`dispatch stopped by a host failure: ${errorMessage(error)}`));
     },
   };
 

@@ -8,6 +8,7 @@ import { isForbiddenName } from '../protocol/forbidden-names.js';
 import type { ProtocolLimits, RawArgument, RawCall } from '../protocol/types.js';
 import { normalizeNativeArguments, type ArgumentProblem } from './normalize-arguments.js';
 import type { LooseArgs } from './types.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * The call's arguments as a plain object: a native call's JSON object (`{}` for empty text), an
@@ -38,7 +39,7 @@ export function checkLooseArguments(value: unknown, limits: ProtocolLimits, hook
   try {
     text = JSON.stringify(value);
   } catch (error) {
-    return failure(`${hook} returned arguments that are not JSON data: ${error instanceof Error ? error.message : String(error)}`);
+    return failure(`${hook} returned arguments that are not JSON data: ${errorMessage(error)}`);
   }
   if (text.length > limits.maxActionChars) return failure(`${hook} returned ${text.length} characters of arguments; the limit is ${limits.maxActionChars}`);
   const copy = JSON.parse(text) as LooseArgs;

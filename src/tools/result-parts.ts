@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { failure as problem, type Outcome } from '../outcome.js';
 import { deepFreeze } from './freeze-args.js';
 import type { ImageMediaType, ResultPartInfo } from '../bus/event-data.js';
+import { errorMessage } from '../errors.js';
 
 export type { ImageMediaType, ResultPartInfo } from '../bus/event-data.js';
 
@@ -132,7 +133,7 @@ export function checkToolResult(result: ToolResult): Outcome<ToolResult, string>
     }
     return { ok: true, value: Object.freeze(new RichResult(Object.freeze(parts), sent)) };
   } catch (error) {
-    return problem(`reading it threw: ${describe(error)}`);
+    return problem(`reading it threw: ${errorMessage(error)}`);
   }
 }
 
@@ -151,7 +152,7 @@ function checkPart(part: unknown, index: number): Outcome<ResultPart, string> {
       try {
         text = JSON.stringify(record.value);
       } catch (error) {
-        return problem(`${at} (json): the value is not JSON (${describe(error)})`);
+        return problem(`${at} (json): the value is not JSON (${errorMessage(error)})`);
       }
       if (text === undefined) return problem(`${at} (json): the value is not JSON (${kindOf(record.value)})`);
       // The model reads the JSON text; keep exactly that value, frozen, so that neither the tool
@@ -196,7 +197,7 @@ export function checkInputImages(images: unknown): Outcome<{ data: Uint8Array; m
     }
     return { ok: true, value: checked };
   } catch (error) {
-    return problem(`reading them threw: ${describe(error)}`);
+    return problem(`reading them threw: ${errorMessage(error)}`);
   }
 }
 
@@ -286,12 +287,4 @@ function kindOf(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return `an object (${(value as object).constructor?.name ?? 'no prototype'})`;
   return typeof value === 'undefined' ? 'undefined' : `a ${typeof value}`;
-}
-
-function describe(error: unknown): string {
-  try {
-    return error instanceof Error ? error.message : String(error);
-  } catch {
-    return 'unprintable error';
-  }
 }

@@ -11,6 +11,7 @@ import { abortedFailure, runAttempt, type AttemptOutcome, type DispatcherSource,
 import type { StopScope } from './stop-scope.js';
 import type { CallDispatcher, Tool, ToolFailure } from './types.js';
 import type { ToolResult } from './result-parts.js';
+import { errorMessage } from '../errors.js';
 
 export const DEFAULT_BACKOFF_MS = 100;
 export const DEFAULT_MAX_BACKOFF_MS = 5_000;
@@ -200,7 +201,7 @@ class CallRun implements DispatcherSource {
 
   hostFailure(error: unknown): CallResult {
     this.dispatch.onHostFailure(error);
-    const failure: ToolFailure = { kind: 'unknown', message: `not run: ${error instanceof Error ? error.message : String(error)}`, retryable: false };
+    const failure: ToolFailure = { kind: 'unknown', message: `not run: ${errorMessage(error)}`, retryable: false };
     try {
       return this.finalFailure(failure);
     } catch {

@@ -12,6 +12,7 @@ import { normalizeNativeArguments, normalizeXmlArguments } from './normalize-arg
 import type { Registry } from './registry.js';
 import type { Tool } from './types.js';
 import { suggestName } from './suggest-name.js';
+import { errorMessage } from '../errors.js';
 
 /** Why a block cannot run: malformed as a whole (`action.malformed`) or one call rejected (`tool.rejected`). */
 export type ValidationProblem = { kind: 'malformed'; problem: MalformedProblem } | { kind: 'rejected'; rejection: CallRejection };
@@ -120,7 +121,7 @@ function prepareCall(call: RawCall, prepare: NonNullable<Tool['prepareArguments'
   try {
     returned = prepare(loose.value, { callId, name, format: call.format });
   } catch (error) {
-    const message = `the tool could not read these arguments: ${error instanceof Error ? error.message : String(error)}`;
+    const message = `the tool could not read these arguments: ${errorMessage(error)}`;
     return invalidArguments(callId, name, { category: 'validation_error', message, keyword: 'prepareArguments' });
   }
   if (returned === undefined) return success(call);

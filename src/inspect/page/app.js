@@ -6,6 +6,7 @@
  * renderers then touch only what changed. In log mode every event is kept, and the scrubber
  * re-derives the view from the first N of them.
  */
+import { errorMessage } from './error-message.js';
 import { connectPanel } from './panel.js';
 import { syncAgentOptions } from './agent-select.js';
 import { fetchState, pageToken, RefusedError } from './control.js';
@@ -205,7 +206,7 @@ async function main() {
   try {
     panel = connectPanel(location.href, policy === null ? feed : { ...feed, policy: /** @type {any} */ (policy) });
   } catch (error) {
-    header.connection({ state: 'failed', status: 0, error: error instanceof Error ? error.message : String(error) });
+    header.connection({ state: 'failed', status: 0, error: errorMessage(error) });
     return;
   }
   addEventListener('pagehide', () => panel.close());
@@ -224,7 +225,7 @@ async function loadSnapshot(token, header) {
     try {
       return await fetchState(token);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       if (error instanceof RefusedError) {
         header.connection({ state: 'failed', status: error.status, error: message });
         throw error;

@@ -7,6 +7,8 @@
  */
 
 /** The token from `?token=` in the page's address, if there is one. */
+import { errorMessage } from './error-message.js';
+
 export function pageToken() {
   return new URL(location.href).searchParams.get('token') ?? undefined;
 }
@@ -75,6 +77,6 @@ export async function sendControl(command, token) {
     if (response.ok && body.ok === true) return { ok: true };
     return { error: typeof body.error === 'string' ? body.error : `the server answered ${response.status}` };
   } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
+    return { error: errorMessage(error) };
   }
 }

@@ -7,6 +7,8 @@
  * Types: panel.d.ts. Guide: docs/ui-panels.md.
  */
 
+import { errorMessage } from './error-message.js';
+
 /** @typedef {import('./panel.js').PanelOptions<any>} Options */
 /** @typedef {import('./panel.js').PanelStatus} PanelStatus */
 /** @typedef {import('./panel.js').PanelGap} PanelGap */
@@ -120,7 +122,7 @@ export function connectPanel(url, options) {
         problem = 'the server ended the stream';
       } catch (error) {
         if (closed) break;
-        problem = error instanceof Error ? error.message : String(error);
+        problem = errorMessage(error);
       }
       if (closed) break;
       attempt++;
