@@ -1,6 +1,4 @@
-import { getEventListeners } from 'node:events';
 import pLimit from 'p-limit';
-import { xoroshiro128plus, xoroshiro128plusFromState } from 'pure-rand/generator/xoroshiro128plus';
 import type { AgentMachineContext, AgentMachineEvent, AgentStateName } from '../../machines/agent.machine.js';
 import type { Bus, EventMeta, Publish } from '../bus/bus.js';
 import type { RunReason } from '../bus/event-data.js';
@@ -13,9 +11,13 @@ import type { AgentConfig } from './agent-config.js';
 import type { Agent, PendingApproval, PendingResultApproval, ResumeOptions, RunOptions, RunResult } from './agent-options.js';
 import { approvalControls } from './approval-controls.js';
 import type { FlatMachine } from './flat-machine.js';
-import type { AgentMemory } from './memory/agent-memory.js';
+import { commitRun, type AgentMemory, type MemoryHost } from './memory/agent-memory.js';
+import { ControllerPool } from './run/controller-pool.js';
+import { SeededRandom } from './run/seeded-random.js';
 import { readSnapshot, writeSnapshot, type AgentSnapshot } from './run/agent-snapshot.js';
+import { runResult } from './run/run-result.js';
 import { newRunState, type RunState } from './run/run-state.js';
+import { EVENTS, STATE_CHANGES } from './machine-events.js';
 import { continueRun } from './stages/continue-run.js';
 import type { StageEvent, StagePort } from './stages/stage-port.js';
 
@@ -49,11 +51,8 @@ export class AgentRuntime implements Agent, StagePort {
   private readonly meta: EventMeta;
   private boundPublish: Publish | undefined;
   private ownLimiters: ReturnType<StagePort['limiters']> | undefined;
-  private generator: ReturnType<typeof xoroshiro128plus> | undefined;
-  // Node 20 makes AbortSignals expensive (~7 % of a run). A run that ended unaborted, with no
-  // listener left on its signal, hands its controller to the next run of this agent.
-  private spare: AbortController | undefined;
-  private reuses = 0;
+  private generator: SeededRandom | undefined;
+  private readonly controllers = new ControllerPool();
 
   constructor(config: AgentConfig, machine: FlatMachine<AgentMachineContext>) {
     this.config = config;
@@ -173,7 +172,7 @@ export class AgentRuntime implements Agent, StagePort {
       runs: this.runs,
       run: this.current,
       memory: this.config.memory?.snapshot(),
-      random: this.generator === undefined ? undefined : [...this.generator.getState()],
+      random: this.generator?.state(),
       budgets: this.config.budgets.map((budget) => budget.snapshot()),
     });
   }
@@ -186,7 +185,7 @@ export class AgentRuntime implements Agent, StagePort {
     }
     this.runs = parts.runs;
     if (parts.memory !== undefined) this.config.memory!.restore(parts.memory);
-    if (parts.random !== undefined) this.generator = xoroshiro128plusFromState(parts.random);
+    if (parts.random !== undefined) this.generator = new SeededRandom(undefined, parts.random);
     for (const budget of this.config.budgets) {
       const saved = parts.budgets.find((candidate) => candidate.name === budget.name);
       if (saved !== undefined) budget.restore(saved);
@@ -256,12 +255,8 @@ export class AgentRuntime implements Agent, StagePort {
   }
 
   random(): number {
-    if (this.generator === undefined) {
-      this.generator = xoroshiro128plus(this.config.seed ?? Math.floor(Math.random() * 0x1_0000_0000) | 0);
-      // The first output tracks the seed; start one step in.
-      this.generator.next();
-    }
-    return (this.generator.next() >>> 0) / 0x1_0000_0000;
+    // Made on first use: most agents of a crowd never draw.
+    return (this.generator ??= new SeededRandom(this.config.seed)).next();
   }
 
   limiters(): ReturnType<StagePort['limiters']> {
@@ -287,29 +282,14 @@ export class AgentRuntime implements Agent, StagePort {
     run.finished = true;
     const handles = this.handles!;
     handles.detach?.();
-    this.keepController(handles.controller);
+    this.controllers.keep(handles.controller);
     if (this.current === run) {
       this.current = undefined;
       this.handles = undefined;
     }
-    const stats = {
-      rounds: run.round,
-      calls: run.dispatched,
-      corrections: run.corrections,
-      repairs: run.repairs,
-      durationMs: this.now() - run.startedAt,
-      usage: run.usage,
-      history: run.history,
-    };
-    const result: RunResult = { reason, text: run.text, rounds: run.round, calls: run.history, usage: run.usage, stats };
-    if (run.error !== undefined) result.error = run.error;
-    if (run.lastIssues !== undefined) result.issues = run.lastIssues;
-    if (run.observation !== undefined) result.observation = run.observation;
-    const data: TroupeEvents['agent.finished'] = { reason, text: run.text, rounds: run.round, stats };
-    if (run.error !== undefined) data.error = run.error;
-    if (run.lastIssues !== undefined) data.issues = run.lastIssues;
+    const { result, data } = runResult(run, reason, this.now());
     // The run joins the kept history before `agent.finished`, so a run started from a subscriber sees it.
-    const compacting = this.commitMemory(run);
+    const compacting = this.config.memory === undefined ? undefined : commitRun(this.config.memory, run, this.memoryHost());
     this.publish('agent.finished', data, run.cause);
     // An async compaction policy (a summarizing model) finishes before the run resolves.
     if (compacting === undefined) return handles.resolve(result);
@@ -321,16 +301,8 @@ export class AgentRuntime implements Agent, StagePort {
     });
   }
 
-  private commitMemory(run: RunState): Promise<void> | undefined {
-    const { memory } = this.config;
-    if (memory === undefined) return undefined;
-    try {
-      return memory.commit(run, { name: this.name, logger: this.config.logger, budgets: this.config.budgets, publish: (type, data, cause) => this.publish(type, data, cause) });
-    } catch (error) {
-      // A throwing custom token counter must not leave the run unresolved.
-      this.config.logger.error({ agent: this.name, err: error }, 'memory could not keep the run');
-      return undefined;
-    }
+  private memoryHost(): MemoryHost {
+    return { name: this.name, logger: this.config.logger, budgets: this.config.budgets, publish: (type, data, cause) => this.publish(type, data, cause) };
   }
 
   private assertFree(verb: 'run' | 'resume'): void {
@@ -342,8 +314,7 @@ export class AgentRuntime implements Agent, StagePort {
 
   /** Makes `run` the current run, with a signal that the caller's `signal` aborts. */
   private begin(run: RunState, resolve: (result: RunResult) => void, external: AbortSignal | undefined): void {
-    const controller = this.spare ?? new AbortController();
-    this.spare = undefined;
+    const controller = this.controllers.take();
     const handles: RunHandles = { controller, resolve, detach: undefined };
     this.current = run;
     this.handles = handles;
@@ -356,14 +327,6 @@ export class AgentRuntime implements Agent, StagePort {
       // A caller may pass one long-lived signal to many runs: leave no listener behind.
       handles.detach = () => external.removeEventListener('abort', onAbort);
     }
-  }
-
-  private keepController(controller: AbortController): void {
-    if (controller.signal.aborted) return;
-    // Counting listeners is slow in Node 20; a provider that leaves one behind is caught within
-    // a few runs, long before the signal's listener warning (at 11).
-    if (++this.reuses % LISTENER_CHECK_EVERY === 0 && getEventListeners(controller.signal, 'abort').length > 0) return;
-    this.spare = controller;
   }
 
   /** What the approval controls need of the agent. */
@@ -434,29 +397,3 @@ export class AgentRuntime implements Agent, StagePort {
     }
   }
 }
-
-const LISTENER_CHECK_EVERY = 8;
-
-/** The machine's events carry no data: one frozen object each, shared by every agent. */
-const EVENTS = Object.freeze(
-  Object.fromEntries(
-    (
-      [
-        'run', 'model.responded', 'model.failed', 'repair.settled', 'approval.settled', 'dispatch.settled', 'results.settled',
-        'dispatch.failed', 'budget.exhausted', 'aborted',
-      ] as const
-    ).map((type) => [type, Object.freeze({ type })]),
-  ),
-) as { readonly [T in AgentMachineEvent['type']]: Readonly<Extract<AgentMachineEvent, { type: T }>> };
-
-const STATE_NAMES: readonly AgentStateName[] = [
-  'idle', 'deliberating', 'parsing', 'validating', 'repairing', 'awaitingApproval', 'dispatching', 'awaitingResultApproval', 'observing', 'done', 'failed',
-];
-
-/**
- * Every `agent.state` payload, made once and frozen: a scene of many agents publishes several
- * per turn, and a shared immutable object costs no allocation.
- */
-const STATE_CHANGES = Object.freeze(
-  Object.fromEntries(STATE_NAMES.map((from) => [from, Object.freeze(Object.fromEntries(STATE_NAMES.map((to) => [to, Object.freeze({ from, to })])))])),
-) as Readonly<Record<AgentStateName, Readonly<Record<AgentStateName, TroupeEvents['agent.state']>>>>;

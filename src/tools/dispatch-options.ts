@@ -1,19 +1,15 @@
 import type { LimitFunction } from 'p-limit';
 import type { Bus, Publish } from '../bus/bus.js';
-import type { Args, ToolFailure } from '../bus/event-data.js';
 import type { Envelope } from '../bus/events.js';
 import type { ToolCall } from '../protocol/types.js';
 import type { ToolLimiters } from './acquire-slot.js';
 import type { DispatchStats } from './dispatch-stats.js';
-import type { Tool } from './types.js';
+import type { CallResult, Tool } from './types.js';
+
+export type { CallResult } from './types.js';
 
 /** A validated call and the tool that runs it. */
 export type CallEntry = { call: ToolCall; tool: Tool };
-
-/** The result of one call, in the model's order; `args` is the frozen copy the tool received. */
-export type CallResult =
-  | { callId: string; name: string; args: Args; status: 'completed'; output: unknown; durationMs: number; attempts: number }
-  | { callId: string; name: string; args: Args; status: 'failed'; error: ToolFailure; durationMs: number; attempts: number };
 
 /** The options of `dispatchCalls`: where it reports, what stops it, and its limits. */
 export type DispatchOptions = {

@@ -1,10 +1,15 @@
 import type { Bus } from '../bus/bus.js';
+import type { ToolFailure } from '../bus/event-data.js';
 import type { Envelope } from '../bus/events.js';
 import type { Args, ToolCall } from '../protocol/types.js';
 import type { ToolLimiters } from './acquire-slot.js';
-import type { CallResult } from './dispatch-options.js';
 
 export type { ToolErrorKind, ToolFailure } from '../bus/event-data.js';
+
+/** The result of one call, in the model's order; `args` is the frozen copy the tool received. */
+export type CallResult =
+  | { callId: string; name: string; args: Args; status: 'completed'; output: unknown; durationMs: number; attempts: number }
+  | { callId: string; name: string; args: Args; status: 'failed'; error: ToolFailure; durationMs: number; attempts: number };
 
 /** A JSON Schema object as plain data. Tool parameters must be `{ type: 'object', … }`. */
 export type JsonSchema = { [key: string]: unknown };

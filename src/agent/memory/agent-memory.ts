@@ -369,3 +369,16 @@ export class Memory implements AgentMemory {
     host.publish('memory.compacted', data, cause);
   }
 }
+
+/**
+ * Keeps a finished run in the memory; never throws, so that a throwing custom token counter cannot
+ * leave the run unresolved. Returns a promise only while an async compaction policy runs.
+ */
+export function commitRun(memory: Memory, run: RunState, host: MemoryHost): Promise<void> | undefined {
+  try {
+    return memory.commit(run, host);
+  } catch (error) {
+    host.logger.error({ agent: host.name, err: error }, 'memory could not keep the run');
+    return undefined;
+  }
+}
