@@ -1,6 +1,7 @@
 import { cpus } from 'node:os';
 import { benchAgentRun } from './agent-run.bench.js';
 import { benchCrowd } from './crowd.bench.js';
+import { benchImportTime } from './import-time.bench.js';
 import type { Row } from './measure.js';
 import { benchMemory } from './memory.bench.js';
 import { benchParkedAgents } from './parked-agents.bench.js';
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
   const quick = process.argv.includes('--quick');
   const rows: Row[] = [];
   // Timing first, on a young heap; the heap measure settles the heap before it starts.
+  rows.push(...benchImportTime(quick ? 5 : 11));
   rows.push(...(await benchAgentRun(quick ? 2_000 : 20_000)));
   rows.push(...(await benchStatechart(quick ? 2_000 : 20_000)));
   rows.push(...(await benchStreamParse(quick ? [1_000, 100_000] : [1_000, 100_000, 1_000_000])));

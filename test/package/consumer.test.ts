@@ -1,0 +1,88 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * troupe as a user meets it: packed (`npm pack`, which builds), installed from the tarball into a
+ * fresh project with no model client library, compiled there by TypeScript with `strict`,
+ * `moduleResolution: nodenext` and `skipLibCheck: false`, then run.
+ */
+
+const root = resolve(import.meta.dirname, '../..');
+const tsc = join(root, 'node_modules/typescript/bin/tsc');
+let work: string;
+let project: string;
+
+const run = (command: string, args: string[], cwd: string): string =>
+  execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' } });
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'troupe-consumer-'));
+  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], root)) as { filename: string }[];
+  const tarball = join(work, packed[0]!.filename);
+  project = join(work, 'app');
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module', dependencies: { troupe: `file:${tarball}`, '@types/node': '^20.19.0' } }));
+  writeFileSync(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, outDir: 'out', types: ['node'] } }),
+  );
+  // The npm cache holds everything the suite's own install fetched: no network needed on a warm machine.
+  run('npm', ['install', '--prefer-offline', '--no-package-lock'], project);
+}, 240_000);
+
+afterAll(() => {
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed package', () => {
+  it('installs without any model client library: they are optional peers', () => {
+    const installed = readdirSync(join(project, 'node_modules'));
+    expect(installed).toContain('troupe');
+    for (const client of ['openai', '@anthropic-ai', '@google']) expect(installed).not.toContain(client);
+  });
+
+  it('compiles with skipLibCheck false and runs an agent and every subpath but the adapters', () => {
+    writeFileSync(
+      join(project, 'index.ts'),
+      `import { createAgent, defineTool, scriptedProvider, type RunResult } from 'troupe';
+import { createBus, patternMatcher } from 'troupe/bus';
+import { parseOutput } from 'troupe/protocol';
+import { createRegistry } from 'troupe/tools';
+import { countTokens } from 'troupe/memory';
+import { readLog } from 'troupe/record';
+import { createTickGate } from 'troupe/inspect';
+import { resolveModel } from 'troupe/providers';
+import { testAgent } from 'troupe/testing';
+
+const lookup = defineTool({
+  name: 'lookup_player',
+  description: 'Find a player by id.',
+  parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+  readOnly: true,
+  execute: async () => ({ name: 'Ana' }),
+});
+const agent = createAgent({
+  name: 'referee',
+  tools: [lookup],
+  provider: scriptedProvider(['<ACTION><lookup_player><id>7</id></lookup_player></ACTION>', 'Player 7 is Ana.']),
+  bus: createBus(),
+});
+const result: RunResult = await agent.run('Who is player 7?');
+const used = [patternMatcher, parseOutput, createRegistry, countTokens, readLog, createTickGate, resolveModel, testAgent].length;
+console.log(JSON.stringify({ reason: result.reason, text: result.text, used }));
+`,
+    );
+    run(process.execPath, [tsc, '-p', '.'], project);
+    const output = run(process.execPath, ['out/index.js'], project);
+    expect(JSON.parse(output)).toEqual({ reason: 'final_answer', text: 'Player 7 is Ana.', used: 8 });
+  });
+
+  it('says which package to install when an adapter is imported without its client', () => {
+    writeFileSync(join(project, 'adapter.mjs'), "await import('troupe/openai');");
+    expect(() => run(process.execPath, ['adapter.mjs'], project)).toThrow(/Cannot find package 'openai'/);
+    expect(existsSync(join(project, 'node_modules/troupe/dist/src/llm/openai/index.d.ts'))).toBe(true);
+  });
+});
