@@ -21,6 +21,8 @@ export type AgentConfig = Readonly<{
   bus: Bus;
   provider: Provider;
   registry: Registry;
+  /** Whether any of the agent's tools holds calls (`needsApproval`) or results (`needsResultApproval`) for approval. */
+  gated: Readonly<{ calls: boolean; results: boolean }>;
   allowed: ReadonlySet<string> | undefined;
   protocol: 'xml' | 'native';
   systemPrompt: string;
@@ -30,7 +32,7 @@ export type AgentConfig = Readonly<{
   limits: ProtocolLimits;
   maxRounds: number;
   maxCorrections: number;
-  scene: string | undefined;
+  scene?: string;
   /** A global tool limiter shared with others, when the host gave one; else the agent makes its own. */
   limiter: LimitFunction | undefined;
   concurrency: number;
@@ -54,7 +56,7 @@ export type AgentConfig = Readonly<{
   /** Seeds the agent's generator; `undefined` draws a seed when the generator is first used. */
   seed: number | undefined;
   /** The history kept between runs, with the `memory` option. */
-  memory: Memory | undefined;
+  memory?: Memory;
 }>;
 
 /**

@@ -4,22 +4,21 @@ import type { Bus, EventMeta, Publish } from '../bus/bus.js';
 import type { RunReason } from '../bus/event-data.js';
 import type { Envelope, EventType, TroupeEvents } from '../bus/events.js';
 import { errorMessage, TroupeError } from '../errors.js';
-import type { ChatMessage } from '../llm/types.js';
 import { createToolLimiters } from '../tools/acquire-slot.js';
-import { checkInputImages } from '../tools/result-parts.js';
 import type { AgentConfig } from './agent-config.js';
 import type { Agent, PendingApproval, PendingResultApproval, ResumeOptions, RunOptions, RunResult } from './agent-options.js';
 import { approvalControls } from './approval-controls.js';
 import type { FlatMachine } from './flat-machine.js';
 import { commitRun, type AgentMemory, type MemoryHost } from './memory/agent-memory.js';
-import { ControllerPool } from './run/controller-pool.js';
+import { reusable } from './run/reusable-controller.js';
 import { SeededRandom } from './run/seeded-random.js';
 import { readSnapshot, writeSnapshot, type AgentSnapshot } from './run/agent-snapshot.js';
+import { openingMessages } from './run/opening-messages.js';
 import { runResult } from './run/run-result.js';
 import { newRunState, type RunState } from './run/run-state.js';
 import { EVENTS, STATE_CHANGES } from './machine-events.js';
 import { continueRun } from './stages/continue-run.js';
-import type { StageEvent, StagePort } from './stages/stage-port.js';
+import type { Completion, StageEvent, StagePort } from './stages/stage-port.js';
 
 /** The live parts of a run, beside its plain state: its signal, and whom to tell when it ends. */
 type RunHandles = { controller: AbortController; resolve: (result: RunResult) => void; detach: (() => void) | undefined };
@@ -31,7 +30,7 @@ type RunHandles = { controller: AbortController; resolve: (result: RunResult) =>
  * stages publish, report and wait. Methods live on the prototype, and an idle agent holds little
  * more than the name of its state, so ten thousand agents stay cheap.
  */
-export class AgentRuntime implements Agent, StagePort {
+export class AgentRuntime implements Agent, StagePort, AgentMachineContext {
   readonly config: AgentConfig;
   /** The state last published in `agent.state`. */
   state: AgentStateName = 'idle';
@@ -40,7 +39,6 @@ export class AgentRuntime implements Agent, StagePort {
   /** The machine's own state (`state` is what was last published). */
   private at: string;
   private handles: RunHandles | undefined;
-  private readonly context: AgentMachineContext;
   /** Events sent while a transition runs (by a stage or a subscriber), taken in order after it. */
   private mailbox: AgentMachineEvent[] | undefined;
   private stepping = false;
@@ -52,19 +50,25 @@ export class AgentRuntime implements Agent, StagePort {
   private boundPublish: Publish | undefined;
   private ownLimiters: ReturnType<StagePort['limiters']> | undefined;
   private generator: SeededRandom | undefined;
-  private readonly controllers = new ControllerPool();
+  /** A finished run's controller, kept for the next run (see `reusable`). */
+  private spare: AbortController | undefined;
+  private reuses = 0;
 
   constructor(config: AgentConfig, machine: FlatMachine<AgentMachineContext>) {
     this.config = config;
     this.machine = machine;
-    this.context = { host: this };
     this.meta = config.scene === undefined ? { agent: config.name } : { agent: config.name, scene: config.scene };
-    this.at = machine.start(this.context);
+    this.at = machine.start(this);
     this.publish('agent.spawned', { name: config.name, tools: config.registry.names(), protocol: config.protocol });
   }
 
   get name(): string {
     return this.config.name;
+  }
+
+  /** The machine's context is the agent itself (its `host`): no context object per agent. */
+  get host(): this {
+    return this;
   }
 
   get bus(): Bus {
@@ -93,23 +97,10 @@ export class AgentRuntime implements Agent, StagePort {
    */
   runWith(input: string, options: RunOptions, done: (result: RunResult) => void): void {
     this.assertFree('run');
-    if (typeof input !== 'string') throw new TroupeError('invalid_config', 'agent.run(input) takes a string');
-    const { rounds } = options;
-    if (rounds !== undefined && (!Number.isSafeInteger(rounds) || rounds < 1)) {
-      throw new TroupeError('invalid_config', `agent.run: rounds must be a positive integer, got ${String(rounds)}`);
-    }
-    // Checked like a rich result's images, whatever the provider takes: a bad image is a host bug.
-    const images = options.images === undefined ? undefined : checkInputImages(options.images);
-    if (images !== undefined && !images.ok) throw new TroupeError('invalid_config', `agent.run: ${images.problem}`);
-    const system = this.config.systemMessage;
-    const user: ChatMessage = { role: 'user', content: input };
-    if (images !== undefined && images.value.length > 0 && this.config.provider.accepts?.imagesInUserMessages === true) {
-      user.images = images.value;
-    }
-    const messages: ChatMessage[] = system === undefined ? [user] : [system, user];
+    const messages = openingMessages(this.config, input, options);
     this.config.memory?.begin(messages);
     const run = newRunState(++this.runs, messages, this.now());
-    if (rounds !== undefined) run.roundLimit = rounds;
+    if (options.rounds !== undefined) run.roundLimit = options.rounds;
     if (options.cause !== undefined) run.cause = options.cause;
     this.begin(run, done, options.signal);
     this.step(EVENTS.run);
@@ -198,7 +189,11 @@ export class AgentRuntime implements Agent, StagePort {
       this.begin(run, resolve, options.signal);
       this.stepping = true;
       try {
-        this.attempt(() => continueRun(parts.state, run, this.config, this, options.requestAgain === true));
+        try {
+          continueRun(parts.state, run, this.config, this, options.requestAgain === true);
+        } catch (error) {
+          this.onMachineError(error);
+        }
         this.drain();
       } finally {
         this.stepping = false;
@@ -226,7 +221,9 @@ export class AgentRuntime implements Agent, StagePort {
     if (this.current !== undefined && !this.current.finished) this.step(EVENTS[event]);
   }
 
-  wait<T>(work: T | Promise<T>, then: (value: T) => StageEvent | undefined, failed: (error: unknown) => StageEvent | undefined, abort: 'drop' | 'report' = 'drop'): void {
+  // No default parameter values here or in the model call: they would give the function body a
+  // scope of its own, and every wait a second closure context (80 bytes a parked agent).
+  wait<T>(work: T | Promise<T>, then: Completion<T>, failed: Completion<unknown>, abort?: 'drop' | 'report'): void {
     const run = this.current!;
     // Work that is done already (a scripted brain's reply, tools that answered at once) goes on in
     // this same step, with no hop through the microtask queue.
@@ -282,7 +279,7 @@ export class AgentRuntime implements Agent, StagePort {
     run.finished = true;
     const handles = this.handles!;
     handles.detach?.();
-    this.controllers.keep(handles.controller);
+    if (reusable(handles.controller, ++this.reuses)) this.spare = handles.controller;
     if (this.current === run) {
       this.current = undefined;
       this.handles = undefined;
@@ -314,7 +311,8 @@ export class AgentRuntime implements Agent, StagePort {
 
   /** Makes `run` the current run, with a signal that the caller's `signal` aborts. */
   private begin(run: RunState, resolve: (result: RunResult) => void, external: AbortSignal | undefined): void {
-    const controller = this.controllers.take();
+    const controller = this.spare ?? new AbortController();
+    this.spare = undefined;
     const handles: RunHandles = { controller, resolve, detach: undefined };
     this.current = run;
     this.handles = handles;
@@ -338,11 +336,11 @@ export class AgentRuntime implements Agent, StagePort {
    * The one place where asynchronous work comes back: work of a run that has ended is dropped, and
    * work of an aborted run is dropped or, when it must be reported, ends the run `aborted`.
    */
-  private complete<T>(run: RunState, apply: (value: T) => StageEvent | undefined, value: T, abort: 'drop' | 'report'): void {
+  private complete<T>(run: RunState, apply: Completion<T>, value: T, abort: 'drop' | 'report' | undefined): void {
     if (this.current !== run || run.finished) return;
     const aborted = this.handles!.controller.signal.aborted;
-    if (aborted && abort === 'drop') return;
-    const event = apply(value);
+    if (aborted && abort !== 'report') return;
+    const event = apply(value, run, this.config, this);
     if (event !== undefined) this.step(EVENTS[aborted ? 'aborted' : event]);
   }
 
@@ -370,21 +368,17 @@ export class AgentRuntime implements Agent, StagePort {
   }
 
   private take(event: AgentMachineEvent): void {
-    this.attempt(() => (this.at = this.machine.step(this.at, event, this.context)));
-  }
-
-  private attempt(work: () => void): void {
     try {
-      work();
+      this.at = this.machine.step(this.at, event, this);
     } catch (error) {
-      // What was queued belonged to the failed run; what its `agent.finished` subscribers send (a
-      // new run) is queued after this and still taken.
-      this.mailbox = undefined;
       this.onMachineError(error);
     }
   }
 
   private onMachineError(error: unknown): void {
+    // What was queued belonged to the failed run; what its `agent.finished` subscribers send (a
+    // new run) is queued after this and still taken.
+    this.mailbox = undefined;
     this.config.logger.error({ agent: this.name, err: error }, 'agent machine failed');
     const run = this.current;
     // Start afresh: the next run begins from idle whatever stage threw.

@@ -66,7 +66,7 @@ const lift =
   (guard: Guard) =>
   (args: Args): boolean => {
     const host = hostOf(args);
-    return guard(runOf(host), host.config, host.signal.aborted);
+    return guard(runOf(host), host.config, host);
   };
 
 /** Every guard the machine names, as a question about the run (the type refuses a missing or unknown name). */

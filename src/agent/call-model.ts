@@ -6,6 +6,9 @@ import type { RetryPolicy } from '../tools/types.js';
 
 export type { Publish } from '../bus/bus.js';
 
+/** Where retry jitter comes from: `Math`, or an agent's seeded generator. */
+export type Randomness = { random(): number };
+
 export const DEFAULT_MODEL_RETRY: Required<RetryPolicy> = { attempts: 3, backoffMs: 500, maxBackoffMs: 30_000 };
 
 /**
@@ -18,7 +21,7 @@ export function callModel(
   request: ModelRequest,
   policy: Required<RetryPolicy>,
   publish: Publish,
-  random: () => number = Math.random,
+  randomness: Randomness,
 ): ModelResponse | Promise<ModelResponse> {
   // The first attempt without an async frame: most calls answer, and a crowd makes many. A
   // provider that can answer at once (`completeNow`, a scripted brain) is not made to wait.
@@ -27,16 +30,16 @@ export function callModel(
   try {
     first = provider.completeNow !== undefined ? provider.completeNow(request) : provider.complete(request);
   } catch (thrown) {
-    return retryAfterFailure(request, policy, publish, thrown, 1, again, random);
+    return retryAfterFailure(request, policy, publish, thrown, 1, again, randomness);
   }
   if (!(first instanceof Promise)) return first;
-  return first.then(undefined, (thrown: unknown) => retryAfterFailure(request, policy, publish, thrown, 1, again, random));
+  return first.then(undefined, (thrown: unknown) => retryAfterFailure(request, policy, publish, thrown, 1, again, randomness));
 }
 
 /**
  * After attempt `attempt` failed with `thrown`: reports it as `llm.error` and, while the failure is
  * retryable and attempts remain, waits (the provider's `retry-after`, else exponential backoff
- * with jitter drawn from `random`: between half and all of `backoffMs × 2^(attempt-1)`, capped at `maxBackoffMs`) and
+ * with jitter drawn from `randomness`: between half and all of `backoffMs × 2^(attempt-1)`, capped at `maxBackoffMs`) and
  * tries again with `next(attempt)`. An abort is the caller's doing: nothing to report or retry.
  */
 export async function retryAfterFailure<T>(
@@ -46,7 +49,7 @@ export async function retryAfterFailure<T>(
   thrown: unknown,
   attempt: number,
   next: (attempt: number) => Promise<T>,
-  random: () => number = Math.random,
+  randomness: Randomness,
 ): Promise<T> {
   for (; ; attempt++) {
     const error = toProviderError(thrown, request.signal);
@@ -62,7 +65,7 @@ export async function retryAfterFailure<T>(
     if (!again) throw error;
     const backoff = Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (attempt - 1));
     // Jitter spreads the retries of many agents hit by one outage; a server's own wait is exact.
-    await sleepFor(error.retryAfterMs ?? backoff * (0.5 + random() / 2), request.signal);
+    await sleepFor(error.retryAfterMs ?? backoff * (0.5 + randomness.random() / 2), request.signal);
     try {
       return await next(attempt + 1);
     } catch (failed) {

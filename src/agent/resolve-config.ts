@@ -53,6 +53,7 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
     bus,
     provider,
     registry,
+    gated: gatedBy(tools),
     allowed,
     protocol,
     systemPrompt,
@@ -61,7 +62,7 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
     limits,
     maxRounds,
     maxCorrections,
-    scene: options.scene,
+    ...(options.scene !== undefined && { scene: options.scene }),
     limiter: options.limiter,
     concurrency,
     toolLimiters: shared.toolLimiters,
@@ -79,8 +80,18 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
     onBeforeModel: optionalFunction(options.onBeforeModel, 'onBeforeModel', name),
     repair: optionalFunction(options.repair, 'repair', name),
     seed: resolveSeed(options.seed, name),
-    memory,
+    // Only agents with memory carry the field: a crowd of agents without it pays nothing.
+    ...(memory !== undefined && { memory }),
   });
+}
+
+const NOT_GATED = Object.freeze({ calls: false, results: false });
+
+/** Whether any tool asks for approvals: most agents have none, and their rounds skip the gates. */
+function gatedBy(tools: readonly Tool[]): AgentConfig['gated'] {
+  const calls = tools.some((tool) => tool.needsApproval !== undefined && tool.needsApproval !== false);
+  const results = tools.some((tool) => tool.needsResultApproval !== undefined && tool.needsResultApproval !== false);
+  return calls || results ? Object.freeze({ calls, results }) : NOT_GATED;
 }
 
 function resolveSeed(seed: unknown, agent: string): number | undefined {

@@ -5,7 +5,7 @@ import type { ParseOptions } from '../protocol/parse-options.js';
 import { createActionScanner, type ActionScanner } from '../protocol/scan-output.js';
 import type { ParsedOutput } from '../protocol/types.js';
 import type { RetryPolicy } from '../tools/types.js';
-import { retryAfterFailure, type Publish } from './call-model.js';
+import { retryAfterFailure, type Publish, type Randomness } from './call-model.js';
 
 /**
  * Why a generation is stopped once `</ACTION>` closes. One instance: an error's stack is captured
@@ -32,10 +32,10 @@ export function streamModel(
   policy: Required<RetryPolicy>,
   publish: Publish,
   xml: ParseOptions | undefined,
-  random: () => number = Math.random,
+  randomness: Randomness,
 ): Promise<StreamedReply> {
   const attempt = (number: number): Promise<StreamedReply> => streamAttempt(provider, request, number, publish, xml);
-  return attempt(1).catch((thrown: unknown) => retryAfterFailure(request, policy, publish, thrown, 1, attempt, random));
+  return attempt(1).catch((thrown: unknown) => retryAfterFailure(request, policy, publish, thrown, 1, attempt, randomness));
 }
 
 async function streamAttempt(

@@ -71,10 +71,12 @@ export type RunState = {
   history: CallRecord[];
   dispatched: number;
   /**
-   * Set once the current round's model call is sent: when, and the messages an `onBeforeModel`
-   * hook gave in place of the history. A run continued from here asks the model again, as sent.
+   * When the current round's model call was sent (set until the model answers). A run continued
+   * in `deliberating` with it set asks the model again, as it was asked.
    */
-  asked?: { at: number; messages?: ChatMessage[] };
+  askedAt?: number;
+  /** The messages `onBeforeModel` gave the current round's model call in place of the history. */
+  askedMessages?: ChatMessage[];
   response?: ModelResponse;
   parsed?: ParsedOutput;
   /** What the streaming scanner parsed of this round's output (XML), for the parse stage. */

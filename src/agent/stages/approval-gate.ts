@@ -86,7 +86,7 @@ const CHECKING: Approval = Object.freeze({ status: 'checking' });
  */
 export function checkApprovals(gate: Gate, run: RunState, config: AgentConfig, port: StagePort, only?: (entry: RoundCall) => boolean): void {
   // Most rounds have no gated tool: nothing to ask, nothing to allocate.
-  if (!roundCalls(run).some((entry) => hasPredicate(gate, entry, config))) return settleNow(gate, run, port);
+  if (!anyPredicate(gate, run, config)) return settleNow(gate, run, port);
   const asked: RoundCall[] = [];
   const answers: unknown[] = [];
   for (const entry of roundCalls(run)) {
@@ -121,9 +121,13 @@ export function checkApprovals(gate: Gate, run: RunState, config: AgentConfig, p
   }, () => undefined);
 }
 
-function hasPredicate(gate: Gate, entry: RoundCall, config: AgentConfig): boolean {
-  const predicate = gate.predicate(entry, config.registry.get(entry.call.name)!);
-  return predicate !== undefined && predicate !== false;
+function anyPredicate(gate: Gate, run: RunState, config: AgentConfig): boolean {
+  if (!(gate.field === 'approval' ? config.gated.calls : config.gated.results)) return false;
+  for (const entry of roundCalls(run)) {
+    const predicate = gate.predicate(entry, config.registry.get(entry.call.name)!);
+    if (predicate !== undefined && predicate !== false) return true;
+  }
+  return false;
 }
 
 /** With nothing to check: moves the gate on at once (it reports `settled` when it is parked). */

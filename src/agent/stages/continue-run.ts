@@ -16,7 +16,7 @@ import type { StagePort } from './stage-port.js';
 export function continueRun(state: AgentStateName, run: RunState, config: AgentConfig, port: StagePort, requestAgain: boolean): void {
   switch (state) {
     case 'deliberating':
-      return run.asked === undefined ? prepareRequest(run, config, port) : sendRequest(run, config, port);
+      return run.askedAt === undefined ? prepareRequest(run, config, port) : sendRequest(run, config, port);
     case 'repairing':
       return repair(run, config, port);
     case 'awaitingApproval':

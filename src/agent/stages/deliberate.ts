@@ -5,7 +5,7 @@ import type { AgentConfig } from '../agent-config.js';
 import { addUsage, ONE_MODEL_CALL } from '../budget.js';
 import { callModel } from '../call-model.js';
 import { NO_OUTCOME, type RunState } from '../run/run-state.js';
-import { streamModel } from '../stream-model.js';
+import { streamModel, type StreamedReply } from '../stream-model.js';
 import { refusedByBudget } from './checkpoint.js';
 import { parseOptionsFor } from './parse.js';
 import type { StageEvent, StagePort } from './stage-port.js';
@@ -42,18 +42,17 @@ export function prepareRequest(run: RunState, config: AgentConfig, port: StagePo
     // A copy: the hook shapes this request only, never the run's history.
     rewritten = hook(structuredClone(run.messages), { agent: config.name, round: run.round, nudge: run.nudging, signal: port.signal });
   } catch (error) {
-    return port.send(beforeModelFailed(run, error));
+    return port.send(beforeModelFailed(error, run));
   }
-  port.wait(
-    rewritten,
-    (messages) => {
-      if (messages === undefined) return askModel(run, config, port, undefined);
-      const problem = messageListProblem(messages);
-      if (problem !== undefined) return beforeModelFailed(run, new Error(problem));
-      return askModel(run, config, port, messages);
-    },
-    (error) => beforeModelFailed(run, error),
-  );
+  port.wait(rewritten, rewrote, beforeModelFailed);
+}
+
+/** Asks the model with what `onBeforeModel` gave: its messages, or the history when it gave none. */
+function rewrote(messages: ChatMessage[] | undefined, run: RunState, config: AgentConfig, port: StagePort): StageEvent | undefined {
+  if (messages === undefined) return askModel(run, config, port, undefined);
+  const problem = messageListProblem(messages);
+  if (problem !== undefined) return beforeModelFailed(new Error(problem), run);
+  return askModel(run, config, port, messages);
 }
 
 /** Publishes `llm.request` and sends the round's request (`messages`: the hook's, in place of the history). */
@@ -67,7 +66,8 @@ function askModel(run: RunState, config: AgentConfig, port: StagePort, messages:
   };
   if (provider.model !== undefined) data.model = provider.model;
   run.cause = port.publish('llm.request', data).id;
-  run.asked = messages === undefined ? { at: port.now() } : { at: port.now(), messages };
+  run.askedAt = port.now();
+  if (messages !== undefined) run.askedMessages = messages;
   sendRequest(run, config, port);
   return undefined;
 }
@@ -78,27 +78,21 @@ export function sendRequest(run: RunState, config: AgentConfig, port: StagePort)
   const request = modelRequest(run, config, port.signal);
   if (config.stream && provider.stream !== undefined) {
     const xml = config.protocol === 'xml' ? parseOptionsFor(run, config, undefined) : undefined;
-    port.wait(
-      streamModel(provider, request, config.modelRetry, port.publisher, xml, () => port.random()),
-      (streamed) => {
-        run.streamed = streamed.parsed;
-        return responded(run, config, port, streamed.response);
-      },
-      (error) => modelFailed(run, error),
-    );
+    port.wait(streamModel(provider, request, config.modelRetry, port.publisher, xml, port), streamedReply, modelFailed);
     return;
   }
   // A provider that answers at once (a scripted brain) is parsed in this same step.
-  port.wait(
-    callModel(provider, request, config.modelRetry, port.publisher, () => port.random()),
-    (response) => responded(run, config, port, response),
-    (error) => modelFailed(run, error),
-  );
+  port.wait(callModel(provider, request, config.modelRetry, port.publisher, port), responded, modelFailed);
+}
+
+function streamedReply(streamed: StreamedReply, run: RunState, config: AgentConfig, port: StagePort): StageEvent {
+  run.streamed = streamed.parsed;
+  return responded(streamed.response, run, config, port);
 }
 
 /** The request for the round the run has asked. */
 function modelRequest(run: RunState, config: AgentConfig, signal: AbortSignal): ModelRequest {
-  const request: ModelRequest = { messages: run.asked?.messages ?? run.messages, signal, round: run.round, agent: config.name };
+  const request: ModelRequest = { messages: run.askedMessages ?? run.messages, signal, round: run.round, agent: config.name };
   if (config.protocol === 'native' && config.toolSpecs !== undefined) {
     // The nudge still declares the tools (providers refuse a history of calls to undeclared
     // tools) but forbids calling them.
@@ -112,7 +106,7 @@ function modelRequest(run: RunState, config: AgentConfig, signal: AbortSignal): 
 }
 
 /** Records the model's reply and publishes `llm.response`. */
-function responded(run: RunState, config: AgentConfig, port: StagePort, response: ModelResponse): StageEvent {
+function responded(response: ModelResponse, run: RunState, config: AgentConfig, port: StagePort): StageEvent {
   // A provider that resolves something malformed fails the run; it must never hang it.
   if (response === null || typeof response !== 'object' || typeof response.text !== 'string') {
     run.error = `model call failed: the provider returned ${response === null ? 'null' : typeof response} instead of a response with text`;
@@ -129,22 +123,23 @@ function responded(run: RunState, config: AgentConfig, port: StagePort, response
     round: run.round,
     text: response.text,
     finishReason: response.finishReason,
-    latencyMs: port.now() - run.asked!.at,
+    latencyMs: port.now() - run.askedAt!,
   };
   if (response.toolCalls !== undefined) data.toolCalls = response.toolCalls;
   if (response.usage !== undefined) data.usage = response.usage;
-  run.asked = undefined;
+  run.askedAt = undefined;
+  run.askedMessages = undefined;
   run.cause = port.publish('llm.response', data).id;
   return 'model.responded';
 }
 
-function modelFailed(run: RunState, error: unknown): StageEvent {
+function modelFailed(error: unknown, run: RunState): StageEvent {
   run.error = `model call failed: ${errorMessage(error)}`;
   return 'model.failed';
 }
 
 /** A throwing or misbehaving `onBeforeModel` is the host's bug: the run fails, naming it. */
-function beforeModelFailed(run: RunState, error: unknown): StageEvent {
+function beforeModelFailed(error: unknown, run: RunState): StageEvent {
   run.error = `onBeforeModel failed: ${errorMessage(error)}`;
   return 'model.failed';
 }

@@ -1,5 +1,5 @@
 import { errorMessage } from '../../errors.js';
-import { dispatchCallsNow, type DispatchOptions } from '../../tools/dispatch-calls.js';
+import { dispatchCallsNow, type CallResult, type DispatchOptions } from '../../tools/dispatch-calls.js';
 import type { AgentConfig } from '../agent-config.js';
 import { roundCalls, type RoundCall, type RunState } from '../run/run-state.js';
 import { refusedByBudget } from './checkpoint.js';
@@ -30,7 +30,7 @@ export function runCalls(run: RunState, config: AgentConfig, port: StagePort, ru
     limiter,
     toolLimiters,
     // An approval-gated call makes the whole round run in the model's order.
-    sequential: roundCalls(run).some((entry) => entry.approval !== undefined),
+    sequential: anyGated(roundCalls(run)),
     defaultTimeoutMs: config.toolTimeoutMs,
     // Durations on the bus clock: a run with an injected clock gives the same events every time.
     clock: config.bus.clock,
@@ -45,21 +45,26 @@ export function runCalls(run: RunState, config: AgentConfig, port: StagePort, ru
       options,
     );
   } catch (error) {
-    return port.send(dispatchFailed(run, error));
+    return port.send(dispatchFailed(error, run));
   }
-  port.wait(
-    work,
-    (results) => {
-      results.forEach((result, index) => (runnable[index]!.result = result));
-      return 'dispatch.settled';
-    },
-    (error) => dispatchFailed(run, error),
-    // Aborted: the calls that ran are recorded, and the run ends `aborted`.
-    'report',
-  );
+  // Aborted: the calls that ran are recorded, and the run ends `aborted`.
+  port.wait(work, recordResults, dispatchFailed, 'report');
 }
 
-function dispatchFailed(run: RunState, error: unknown): StageEvent {
+/** Gives each call that was run its result, in the model's order. */
+function recordResults(results: CallResult[], run: RunState): StageEvent {
+  // The calls without a result are the ones just run: the same list, in the same order.
+  const ran = callsToRun(run);
+  for (let index = 0; index < results.length; index++) ran[index]!.result = results[index];
+  return 'dispatch.settled';
+}
+
+function anyGated(calls: readonly RoundCall[]): boolean {
+  for (const entry of calls) if (entry.approval !== undefined) return true;
+  return false;
+}
+
+function dispatchFailed(error: unknown, run: RunState): StageEvent {
   run.error = `dispatch failed: ${errorMessage(error)}`;
   return 'dispatch.failed';
 }

@@ -1,12 +1,13 @@
 import type { AgentConfig } from '../agent-config.js';
 import type { RunState } from '../run/run-state.js';
+import type { StagePort } from './stage-port.js';
 
-/** A guard of the machine: a question about the run, answered from its state and the config alone. */
-export type Guard = (run: RunState, config: AgentConfig, aborted: boolean) => boolean;
+/** A guard of the machine: a question about the run, answered from its state and the config. */
+export type Guard = (run: RunState, config: AgentConfig, port: StagePort) => boolean;
 
 /**
- * The machine's guards, by the names the machine gives them. `aborted` is the run's signal, the
- * one live thing a guard reads.
+ * The machine's guards, by the names the machine gives them. The run's signal is the one live
+ * thing a guard reads (through the port).
  */
 export const guards = {
   nudged: (run) => run.nudging,
@@ -15,12 +16,12 @@ export const guards = {
   rejected: (run) => run.outcome.kind === 'rejected' || run.outcome.kind === 'malformed',
   // Once per round by construction: `repairing` never returns to `validating`. A `tool.rejected`
   // subscriber may have aborted the run: a repair then would only spend a model call on a run that is over.
-  repairable: (run, config, aborted) => run.outcome.kind === 'rejected' && config.repair !== undefined && !aborted,
+  repairable: (run, config, port) => run.outcome.kind === 'rejected' && config.repair !== undefined && !port.signal.aborted,
   needsApproval: (run) => run.outcome.kind === 'calls' && run.outcome.calls.some((entry) => entry.approval !== undefined),
   anyApproved: (run) =>
     run.outcome.kind === 'calls' && run.outcome.calls.some((entry) => entry.approval === undefined || (entry.approval.status === 'decided' && entry.approval.approved)),
   needsResultApproval: (run, config) => {
-    if (run.outcome.kind !== 'calls') return false;
+    if (run.outcome.kind !== 'calls' || !config.gated.results) return false;
     for (const entry of run.outcome.calls) {
       if (entry.result?.status !== 'completed') continue;
       const needs = config.registry.get(entry.call.name)?.needsResultApproval;
@@ -29,7 +30,7 @@ export const guards = {
     return false;
   },
   correctionsExhausted: (run, config) => run.corrections >= config.maxCorrections,
-  abortRequested: (_run, _config, aborted) => aborted,
+  abortRequested: (_run, _config, port) => port.signal.aborted,
   turnOver: (run) => run.roundLimit !== undefined && run.round >= run.roundLimit && run.observation !== undefined,
   roundsExhausted: (run, config) => run.round >= config.maxRounds,
 } satisfies Record<string, Guard>;

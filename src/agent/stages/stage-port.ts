@@ -3,9 +3,18 @@ import type { AgentMachineEvent, AgentStateName } from '../../../machines/agent.
 import type { Publish } from '../../bus/bus.js';
 import type { Envelope, EventType, TroupeEvents } from '../../bus/events.js';
 import type { ToolLimiters } from '../../tools/acquire-slot.js';
+import type { AgentConfig } from '../agent-config.js';
+import type { RunState } from '../run/run-state.js';
 
 /** An event a stage reports to the machine. */
 export type StageEvent = Exclude<AgentMachineEvent['type'], 'run'>;
+
+/**
+ * What to do once a stage's work is done: record its value (or error) on the run and name the event
+ * to send. Handed the run, the config and the port, so that it can be a plain function rather
+ * than a closure made for every wait.
+ */
+export type Completion<T> = (value: T, run: RunState, config: AgentConfig, port: StagePort) => StageEvent | undefined;
 
 /**
  * What a stage may do beyond reading the run's state and the config: the runtime that steps the
@@ -28,14 +37,14 @@ export type StagePort = {
    * happens: `drop` forgets the work (the abort ends the run by itself), `report` lets `then`
    * record it and ends the run `aborted` (a dispatch, whose calls did run).
    */
-  wait<T>(work: T | Promise<T>, then: (value: T) => StageEvent | undefined, failed: (error: unknown) => StageEvent | undefined, abort?: 'drop' | 'report'): void;
+  wait<T>(work: T | Promise<T>, then: Completion<T>, failed: Completion<unknown>, abort?: 'drop' | 'report'): void;
   /** Runs `then` once the caller has returned (after the current step and its subscribers), unless the run ended. */
   defer(then: () => StageEvent | undefined): void;
   /** The current run's abort signal. */
   readonly signal: AbortSignal;
   /** The bus clock: event times and durations. */
   now(): number;
-  /** The agent's seeded generator: uniform in [0, 1). */
+  /** The agent's seeded generator: uniform in [0, 1). The port itself is handed on as a source of randomness. */
   random(): number;
   /** The tool limiters of this agent (its own, made on first use, or those its scene shares). */
   limiters(): { limiter: LimitFunction; toolLimiters: ToolLimiters };
