@@ -61,6 +61,7 @@ export async function retryAfterFailure<T>(
       message: error.message,
       retryable: error.retryable,
       attempt,
+      ...(error.retryAfterMs !== undefined && { retryAfterMs: error.retryAfterMs }),
     });
     if (!again) throw error;
     const backoff = Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (attempt - 1));

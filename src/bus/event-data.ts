@@ -150,3 +150,22 @@ export type RepairedCallView = { name: string; args: Readonly<Record<string, unk
 
 /** Who repaired: the agent's repair function alone, or one that asked a model. */
 export type RepairSource = 'function' | 'model';
+
+/**
+ * How to build a scene again, as the session log records it at the start of each run: which scene
+ * (a shipped one, a folder or a file), its options, seed and ticks, the model it ran on, and a hash
+ * of its definition, so that a resume refuses to continue with other code or other settings.
+ */
+export type SceneRecipe = {
+  scene: string;
+  /** Where the scene's definition was loaded from: a scene shipped with troupe, or a path. */
+  source: { kind: 'shipped' | 'folder' | 'file'; path?: string };
+  options: Record<string, JsonValue>;
+  seed: number;
+  /** The ticks the run was asked for (absent: until the scene ends by itself). */
+  ticks?: number;
+  /** The model the scene's members ran on (`--model`), with the protocol they spoke. */
+  model?: { spec: string; protocol?: 'xml' | 'native' };
+  /** SHA-256 of the scene's source files, to refuse a resume with changed code. */
+  definitionHash: string;
+};

@@ -16,6 +16,7 @@ import type {
   ResultPartInfo,
   RunReason,
   RunStats,
+  SceneRecipe,
   ToolFailure,
   TriggerReason,
   Usage,
@@ -49,15 +50,22 @@ export type TroupeEvents = {
    * `llm.reasoning` and `llm.tool_call.delta` events (same round and attempt) are void.
    */
   'llm.superseded': { round: number; attempt: number; reason: string };
+  /**
+   * The model's reply. `stopSequence`: the stop sequence the provider stripped; `passed`: a
+   * scripted brain chose to do nothing. With them the reply can be taken from the log as it was.
+   */
   'llm.response': {
     round: number;
     text: string;
     toolCalls?: NativeToolCall[];
     finishReason: ModelFinishReason;
+    stopSequence?: string;
+    passed?: true;
     usage?: Usage;
     latencyMs: number;
   };
-  'llm.error': { round: number; kind: ProviderErrorKind; message: string; retryable: boolean; attempt: number };
+  /** A model call failed; `retryAfterMs`: the wait the provider asked for before the next attempt. */
+  'llm.error': { round: number; kind: ProviderErrorKind; message: string; retryable: boolean; attempt: number; retryAfterMs?: number };
   /** Visible text, or speech through the `say` tool; `to` names the agent it is addressed to. */
   'agent.said': { text: string; to?: string };
   'action.parsed': { calls: { callId: string; name: string; args: Args }[] };
@@ -78,6 +86,16 @@ export type TroupeEvents = {
   /** A tool kept running after its signal aborted; its late result (if any) is discarded. */
   'tool.zombie': { callId: string; name: string; settled: 'pending' | 'resolved' | 'rejected'; lateOutput?: unknown };
   'agent.observation': { text: string; ok: boolean; round: number };
+  /** An agent's run began: its input, its number (call ids are `<agent>/<number>.<round>.<n>`), and a scene turn's rounds. */
+  'run.started': { input: string; number: number; rounds?: number };
+  /**
+   * A call that started before a crash and never ended: `rerun` true when it runs again under the
+   * same callId (its tool is read-only or idempotent), false when the model is told its outcome is
+   * unknown (a `tool.failed` of kind `unknown` follows).
+   */
+  'tool.interrupted': { callId: string; name: string; args: Args; rerun: boolean };
+  /** An agent's private state changed (the `update_private` tool): `path` is the key written. */
+  'private.changed': { path: string; value: unknown; tick: number };
   'agent.finished': { reason: RunReason; text: string; rounds: number; stats: RunStats; error?: string; issues?: Issue[] };
   /** A budget refused a checkpoint; published once per budget. `scope` is the budget's name. */
   'budget.exhausted': { budget: string; kind: BudgetKind; limit: number; used: number; message: string };
@@ -93,6 +111,13 @@ export type TroupeEvents = {
   'bus.error': { eventType: string; eventId: string; message: string };
   /** The session log could not write an event, or quarantined a torn line. */
   'log.error': { message: string; path?: string };
+  /**
+   * Written by the session log's owner at the start of each run and each resume, not published on
+   * a bus: `run` names the segment; a resume names the run it continues and where it took up.
+   */
+  'log.opened': { run: string; kind: 'run' | 'resume'; recipe?: SceneRecipe; resumes?: string; fromTick?: number; checkpoint?: number };
+  /** A checkpoint of the scene was written beside the log (not published on a bus). */
+  'log.checkpoint': { number: number; tick: number; file: string; sha256: string };
   /**
    * The agent's `repair` turned a rejected call into one that passed validation; it runs as if the
    * model had written `after`. `by` is `model` when the repair asked a model.

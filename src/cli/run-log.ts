@@ -41,6 +41,7 @@ export function openRunLog(path: string): RunLog {
     },
     record: (event) => inner.record(event),
     assertRecorded: (event) => inner.assertRecorded(event),
+    flush: () => inner.flush(),
     close: () => inner.close(),
     closeSync: () => inner.closeSync(),
   };

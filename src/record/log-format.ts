@@ -13,8 +13,13 @@ export const LOG_FORMAT = 'troupe-log';
  *   over `maxLineBytes` replaced by `{ "$side": "<log>.side/<id>.json", "bytes": n }`. Added
  *   within version 1 (old readers see plain JSON): a `tool.completed` rich result's `output` as
  *   `{ "$parts": [...] }`, its images inline as `base64` or in `<log>.side/<sha256>.<ext>`.
+ * - 2: every event line ends with `"c"`, a CRC-32 chained from the line before (the header's
+ *   text seeds it), so an edited, inserted or deleted line is found. Version 1 logs are still read.
  */
-export const LOG_VERSION = 1;
+export const LOG_VERSION = 2;
+
+/** The versions this troupe reads. */
+const READABLE_VERSIONS: ReadonlySet<unknown> = new Set([1, 2]);
 
 /** The first line of a session log. */
 export type LogHeader = { format: typeof LOG_FORMAT; version: number; catalogue: number; createdAt: string };
@@ -45,10 +50,10 @@ export function parseHeader(text: string, complete: boolean, path: string): LogH
   if (header.format !== LOG_FORMAT) {
     throw new LogError('log_format', `${path} is not a troupe session log (format ${JSON.stringify(header.format) ?? 'missing'}, expected "${LOG_FORMAT}")`);
   }
-  if (header.version !== LOG_VERSION) {
+  if (!READABLE_VERSIONS.has(header.version)) {
     throw new LogError(
       'log_format',
-      `session log ${path} is format version ${JSON.stringify(header.version) ?? 'missing'}; this troupe reads version ${LOG_VERSION} only`,
+      `session log ${path} is format version ${JSON.stringify(header.version) ?? 'missing'}; this troupe reads versions 1 and ${LOG_VERSION}`,
     );
   }
   if (header.catalogue !== CATALOGUE_VERSION) {

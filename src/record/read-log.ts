@@ -3,12 +3,23 @@ import { dirname, join } from 'node:path';
 import type { Envelope } from '../bus/events.js';
 import { LogError, errorMessage } from '../errors.js';
 import { restoreResult } from './binary-parts.js';
+import { assertRegularFile } from './log-file.js';
+import { crc32, lineChecksum, verifyLine } from './log-line.js';
 import { parseHeader, type LogHeader } from './log-format.js';
 
 /** A line that could not be read as an event: reported, never fatal. */
 export type QuarantinedLine = { lineNumber: number; text: string; reason: string };
 
-export type ReadLogResult = { header: LogHeader; events: Envelope[]; quarantined: QuarantinedLine[] };
+/** A line whose checksum does not follow from the lines before it: edited, inserted, or after a deleted line. */
+export type TamperedLine = { lineNumber: number; reason: string };
+
+export type ReadLogResult = {
+  header: LogHeader;
+  events: Envelope[];
+  quarantined: QuarantinedLine[];
+  /** Lines that parse but break the checksum chain (format version 2): the log was changed by hand. */
+  tampered: TamperedLine[];
+};
 
 export type ReadLogOptions = {
   /**
@@ -34,6 +45,7 @@ const SIDE_REFERENCE = /^[^/\\]+\.side\/[A-Za-z0-9._-]+\.json$/;
  * for (const line of quarantined) console.warn(`line ${line.lineNumber}: ${line.reason}`);
  */
 export function readLog(path: string, options: ReadLogOptions = {}): ReadLogResult {
+  assertRegularFile(path, 'session log');
   let content: string;
   try {
     content = readFileSync(path, 'utf8');
@@ -43,15 +55,27 @@ export function readLog(path: string, options: ReadLogOptions = {}): ReadLogResu
   if (content === '') throw new LogError('log_format', `session log ${path} is empty: no header, version unknown`);
   const lines = content.split('\n');
   const header = parseHeader(lines[0] ?? '', lines.length > 1, path);
+  const read = readLines(path, header, lines, 1, crc32(lines[0] ?? ''), options);
+  return { header, ...read };
+}
+
+/**
+ * Reads event lines `lines[from…]` of a log (line numbers count from 1 at the header), checking
+ * the checksum chain from `chain` when the log has one.
+ */
+export function readLines(path: string, header: LogHeader, lines: readonly string[], from: number, chain: number, options: ReadLogOptions = {}, firstLineNumber = from + 1) {
   const events: Envelope[] = [];
   const quarantined: QuarantinedLine[] = [];
-  for (let index = 1; index < lines.length; index++) {
+  const tampered: TamperedLine[] = [];
+  const checked = header.version >= 2;
+  for (let index = from; index < lines.length; index++) {
     const text = lines[index] ?? '';
     if (text === '') continue; // the end of the file, or the newline that closed a torn tail
+    const lineNumber = firstLineNumber + index - from;
     const torn = index === lines.length - 1 ? ' (the last line has no end of line: a write cut short)' : '';
     const quarantine = (reason: string): void => {
       const shown = text.length > MAX_QUARANTINE_CHARS ? `${text.slice(0, MAX_QUARANTINE_CHARS)}…[${text.length} characters]` : text;
-      quarantined.push({ lineNumber: index + 1, text: shown, reason: `${reason}${torn}` });
+      quarantined.push({ lineNumber, text: shown, reason: `${reason}${torn}` });
     };
     let parsed: unknown;
     try {
@@ -65,7 +89,16 @@ export function readLog(path: string, options: ReadLogOptions = {}): ReadLogResu
       quarantine(problem);
       continue;
     }
-    const { v: _version, ...event } = parsed as Envelope & { v: number };
+    if (checked) {
+      const verified = verifyLine(text, chain);
+      if (verified.ok) chain = verified.crc ?? chain;
+      else {
+        tampered.push({ lineNumber, reason: verified.reason });
+        // Go on from this line's own link, so that one changed line is named once.
+        chain = lineChecksum(text) ?? chain;
+      }
+    }
+    const { v: _version, c: _checksum, ...event } = parsed as Envelope & { v: number; c?: string };
     if (options.loadSideFiles) {
       const loaded = loadSide(path, event.data);
       if (loaded.ok) (event as { data: unknown }).data = loaded.data;
@@ -79,7 +112,7 @@ export function readLog(path: string, options: ReadLogOptions = {}): ReadLogResu
     }
     events.push(event as Envelope);
   }
-  return { header, events, quarantined };
+  return { events, quarantined, tampered, chain };
 }
 
 function envelopeProblem(value: unknown, catalogue: number): string | undefined {

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Bus, Unsubscribe } from '../bus/bus.js';
-import { CATALOGUE_VERSION, type Envelope } from '../bus/events.js';
+import type { Envelope } from '../bus/events.js';
 import { safeJson } from '../bus/safe-json.js';
 import { serializeEnvelope } from '../bus/serialize-event.js';
 import { LogError, errorMessage } from '../errors.js';
 import { DEFAULT_MAX_INLINE_BINARY_BYTES, loggedData } from './binary-parts.js';
 import { acquireLock } from './lock-file.js';
-import { headerLine, parseHeader } from './log-format.js';
+import { assertRegularFile, prepareLogFile, type OpenedLog } from './log-file.js';
+import { checksummed } from './log-line.js';
 import { ensureDir, logFs, writeAll, type LogFs } from './log-fs.js';
 import { createRedactor } from './redact.js';
 
@@ -15,8 +16,16 @@ import { createRedactor } from './redact.js';
 export type FsyncPolicy = 'tool.started' | 'always' | 'never';
 
 export type SessionLogOptions = {
-  /** Default `tool.started`: the write-ahead record of a call is durable before the call runs. */
+  /**
+   * Default `tool.started`: the write-ahead record of a call is durable before the call runs. The
+   * calls that start together share one fsync (group commit).
+   */
   fsync?: FsyncPolicy;
+  /**
+   * `new` (default): the file must not hold a run already (an empty file is fine); `append`: go on
+   * writing after what is there (how a resume continues a log).
+   */
+  mode?: 'new' | 'append';
   /** Lines longer than this (UTF-8 bytes) put their `data` in a side file (default 1 MiB). */
   maxLineBytes?: number;
   /** Extra secrets to replace by `[redacted]`, besides secret keys and `*_API_KEY` env values. */
@@ -30,21 +39,32 @@ export type SessionLogOptions = {
    * to a side file named by their SHA-256 (default 4 KiB).
    */
   maxInlineBinaryBytes?: number;
+  /** Decides which events of an attached bus are written (default: all). A resume leaves out what the log holds already. */
+  accept?: (event: Envelope) => boolean;
   /** File operations to use instead of `node:fs` (fault injection in tests). */
   fs?: Partial<LogFs>;
 };
 
-/** A JSONL session log attached to a bus (DESIGN.md §6). */
+/** A JSONL session log attached to a bus. */
 export type SessionLog = {
   readonly path: string;
   /** The write failure that stopped the log, if any. */
   readonly failure: LogError | undefined;
   /** Records every event of `bus` from now on. */
   attach: (bus: Bus) => Unsubscribe;
-  /** Writes one event; false when the log is closed or failed. Never throws. */
+  /**
+   * Writes one event (with the next lines, at the end of the current burst of events); false
+   * when the log is closed, failed, or does not `accept` it. Never throws.
+   */
   record: (event: Envelope) => boolean;
-  /** Throws a `LogError` unless `event` is on record (for `tool.started`: this very event). */
-  assertRecorded: (event: Envelope) => void;
+  /**
+   * Throws a `LogError` unless `event` is on record (for `tool.started`: this very event); returns
+   * a promise when its line is not yet on disk, which resolves once it is (write-ahead: a tool
+   * runs only after that).
+   */
+  assertRecorded: (event: Envelope) => void | Promise<void>;
+  /** Writes what is waiting now, and forces it to disk unless the policy is `never`; returns the file's size. */
+  flush: () => number;
   close: () => Promise<void>;
   closeSync: () => void;
 };
@@ -71,7 +91,9 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
   const maxInlineBinaryBytes = options.maxInlineBinaryBytes ?? DEFAULT_MAX_INLINE_BINARY_BYTES;
   const redactor = createRedactor({ secrets: options.redact ?? [] });
   const serialize = { redactor, maxDepth: options.maxDepth };
+  const accept = options.accept;
 
+  assertRegularFile(absolute, 'session log');
   try {
     ensureDir(fs, dirname(absolute));
   } catch (error) {
@@ -85,8 +107,10 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
     lock.release();
     throw new LogError('log_write_failed', `cannot open session log ${absolute}: ${errorMessage(error)}`, { cause: error });
   }
+  let opened: OpenedLog;
   try {
-    prepare(fs, fd, absolute);
+    if (options.mode !== 'append') assertNoRun(fs, fd, absolute);
+    opened = prepareLogFile(fs, fd, absolute);
   } catch (error) {
     fs.closeSync(fd);
     lock.release();
@@ -95,12 +119,31 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
 
   let failure: LogError | undefined;
   let closed = false;
-  const started = new Set<string>();
+  let size = opened.size;
+  let chain = opened.chain;
+  const checksums = opened.version >= 2;
   const attachments = new Set<Unsubscribe>();
   const sideDir = `${absolute}.side`;
+  // Group commit: lines wait in `pending` until the end of the current burst of events (a
+  // microtask), then go out in one write; one fsync covers every tool.started among them.
+  let pending: string[] = [];
+  let pendingBytes = 0;
+  let flushQueued = false;
+  let needSync = false;
+  let queued = 0;
+  let onDisk = 0;
+  /** The position in the queue of each tool.started written, for the write-ahead check. */
+  const started = new Map<string, number>();
+  let waiters: { position: number; what: string; resolve: () => void; reject: (error: LogError) => void }[] = [];
+  const notRecorded = (what: string, why: LogError): LogError => new LogError('log_write_failed', `${what} was not recorded: ${why.message}`, { cause: why });
 
-  const fail = (error: unknown, event: Envelope): void => {
-    failure = new LogError('log_write_failed', `session log ${absolute} stopped recording at event ${event.id} (${event.type}): ${errorMessage(error)}`, { cause: error });
+  const fail = (error: unknown, what: string): void => {
+    if (failure !== undefined) return;
+    failure = new LogError('log_write_failed', `session log ${absolute} stopped recording ${what}: ${errorMessage(error)}`, { cause: error });
+    pending = [];
+    pendingBytes = 0;
+    for (const waiter of waiters) waiter.reject(notRecorded(waiter.what, failure));
+    waiters = [];
     try {
       options.onError?.(failure);
     } catch {
@@ -134,31 +177,81 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
     writeSideFile(`${event.id.replace(/[^A-Za-z0-9._-]/g, '_')}-${randomUUID().slice(0, 8)}.json`, text, 'refuse');
   const writeBinary = (bytes: Uint8Array, name: string): string => writeSideFile(name, bytes, 'same');
 
+  const flush = (): number => {
+    if (failure !== undefined || closed) return size;
+    if (pending.length > 0) {
+      const text = pending.length === 1 ? pending[0]! : pending.join('');
+      pending = [];
+      pendingBytes = 0;
+      try {
+        writeAll(fs, fd, text);
+        size += Buffer.byteLength(text);
+        if (needSync) fs.fsyncSync(fd);
+      } catch (error) {
+        fail(error, `at a write of ${Buffer.byteLength(text)} bytes`);
+        return size;
+      }
+      needSync = false;
+      onDisk = queued;
+    }
+    if (waiters.length > 0) {
+      const ready = waiters.filter((waiter) => waiter.position <= onDisk);
+      waiters = waiters.filter((waiter) => waiter.position > onDisk);
+      for (const waiter of ready) waiter.resolve();
+    }
+    return size;
+  };
+
+  const queue = (line: string, durable: boolean): void => {
+    pending.push(line);
+    pendingBytes += line.length;
+    queued++;
+    if (durable) needSync = true;
+    if (pendingBytes >= FLUSH_CHARS) flush();
+    else if (!flushQueued) {
+      flushQueued = true;
+      queueMicrotask(() => {
+        flushQueued = false;
+        flush();
+      });
+    }
+  };
+
   const record = (event: Envelope): boolean => {
     if (closed || failure !== undefined) return false;
+    if (accept !== undefined && !accept(event)) return false;
     try {
       // A rich result's images: small ones inline as base64, the rest in side files first, so
       // that a line never names a file that is not yet written.
       const data = safeJson(loggedData(event, maxInlineBinaryBytes, writeBinary), serialize);
-      let line = `${serializeEnvelope(event, { ...serialize, dataText: data.text }).text}\n`;
-      if (Buffer.byteLength(line) > maxLineBytes) {
+      let json = serializeEnvelope(event, { ...serialize, dataText: data.text }).text;
+      if (Buffer.byteLength(json) > maxLineBytes) {
         const placeholder = JSON.stringify({ $side: writeSide(event, data.text), bytes: Buffer.byteLength(data.text) });
-        line = `${serializeEnvelope(event, { ...serialize, dataText: placeholder }).text}\n`;
+        json = serializeEnvelope(event, { ...serialize, dataText: placeholder }).text;
       }
-      // One write per line on an O_APPEND fd: a line is never interleaved, and what was written
-      // before a crash stays written.
-      writeAll(fs, fd, line);
-      if (fsync === 'always' || (fsync === 'tool.started' && event.type === 'tool.started')) fs.fsyncSync(fd);
-      if (event.type === 'tool.started') started.add(event.id);
+      let line = json;
+      if (checksums) {
+        const linked = checksummed(json, chain);
+        line = linked.line;
+        chain = linked.crc;
+      }
+      const isStart = event.type === 'tool.started';
+      queue(`${line}\n`, fsync === 'always' || (isStart && fsync === 'tool.started'));
+      if (isStart) {
+        // Starts long on disk are forgotten in bulk, so that a long run holds no id per call.
+        if (started.size >= FORGET_STARTS_AT) for (const [id, position] of started) if (position <= onDisk) started.delete(id);
+        started.set(event.id, queued);
+      }
       return true;
     } catch (error) {
-      fail(error, event);
+      fail(error, `at event ${event.id} (${event.type})`);
       return false;
     }
   };
 
   const closeSync = (): void => {
     if (closed) return;
+    flush();
     closed = true;
     for (const stop of attachments) stop();
     attachments.clear();
@@ -174,6 +267,8 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
       error ??= caught;
     }
     lock.release();
+    for (const waiter of waiters) waiter.reject(notRecorded(waiter.what, failure ?? new LogError('log_write_failed', `session log ${absolute} was closed`)));
+    waiters = [];
     if (error !== undefined) throw new LogError('log_write_failed', `closing session log ${absolute} failed: ${errorMessage(error)}`, { cause: error });
   };
 
@@ -199,40 +294,37 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
       const what = `event ${event.id} (${event.type})`;
       if (failure !== undefined) throw new LogError('log_write_failed', `${what} was not recorded: ${failure.message}`, { cause: failure });
       if (closed) throw new LogError('log_write_failed', `${what} was not recorded: session log ${absolute} is closed`);
-      if (event.type === 'tool.started' && !started.has(event.id)) {
+      if (event.type !== 'tool.started') return undefined;
+      const position = started.get(event.id);
+      if (position === undefined) {
         throw new LogError('log_write_failed', `${what} was not recorded in ${absolute}: is the log attached to the bus that published it?`);
       }
+      if (position <= onDisk) return undefined;
+      return new Promise<void>((resolve, reject) => waiters.push({ position, what, resolve, reject }));
     },
+    flush,
     closeSync,
     close: async () => closeSync(),
   };
 }
 
-// A new file gets the header; an existing one must have a valid header, and a torn tail (no
-// final newline after a SIGKILL) is ended so that our first line starts on a fresh line.
-function prepare(fs: LogFs, fd: number, path: string): void {
+/** Starts remembered for the write-ahead check before those already on disk are dropped. */
+const FORGET_STARTS_AT = 4_096;
+
+/** Pending characters past which the burst is written at once rather than at its end. */
+const FLUSH_CHARS = 4 * 1024 * 1024;
+
+/** A log that holds events already belongs to a run: it is continued, never started again. */
+function assertNoRun(fs: LogFs, fd: number, path: string): void {
   const size = fs.fstatSync(fd).size;
-  if (size === 0) {
-    writeAll(fs, fd, headerLine());
-    fs.fsyncSync(fd);
-    return;
-  }
-  const head = Buffer.alloc(Math.min(size, 64 * 1024));
+  if (size === 0) return;
+  const head = Buffer.alloc(Math.min(size, 64 * 1024 + 1));
   const read = fs.readSync(fd, head, 0, head.length, 0);
   const text = head.subarray(0, read).toString('utf8');
   const end = text.indexOf('\n');
-  parseHeader(end === -1 ? text : text.slice(0, end), end !== -1, path);
-  const last = Buffer.alloc(1);
-  fs.readSync(fd, last, 0, 1, size - 1);
-  if (last[0] !== 0x0a) {
-    const note = {
-      v: CATALOGUE_VERSION,
-      id: `log-${randomUUID().slice(0, 8)}`,
-      type: 'log.error',
-      at: Date.now(),
-      data: { message: 'the previous writer stopped mid-line; the fragment above is quarantined by readers', path },
-    };
-    writeAll(fs, fd, `\n${JSON.stringify(note)}\n`);
-    fs.fsyncSync(fd);
-  }
+  if (end === -1 || end === text.length - 1 && read === size) return; // a header alone: no run yet
+  throw new LogError(
+    'log_write_failed',
+    `session log ${path} already holds a run: continue it with \`troupe resume ${path}\` (resumeScene in code), or log to a new file`,
+  );
 }

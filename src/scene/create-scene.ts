@@ -18,6 +18,7 @@ import { dueMembers, isQuiet, wakeOnTimers } from './schedule.js';
 import { SpeechLog } from './speech-log.js';
 import type { CastMember, Scene, SceneAgent, SceneOptions, SceneResult, SceneStopReason, TickReport } from './types.js';
 import { createWorld } from './world-state.js';
+import { restoreScene, sceneSnapshot, type SceneSnapshot } from './scene-snapshot.js';
 import type { JsonValue, WorldPath, WorldState } from './world-types.js';
 
 
@@ -40,25 +41,25 @@ class SceneRuntime implements Scene {
   readonly seed: number;
   readonly world: WorldState;
   readonly budget: Budget | undefined;
-  private readonly members = new Map<string, SceneMember>();
+  readonly members = new Map<string, SceneMember>();
   /** Cast order: turns of one tick start in this order. */
-  private readonly order: SceneMember[] = [];
+  readonly order: SceneMember[] = [];
   private readonly clock: SceneClock;
   private readonly cast: Cast;
-  private readonly speech: SpeechLog;
+  readonly speech: SpeechLog;
   private readonly options: ResolvedScene;
   readonly logger: Logger;
   private readonly log: SessionLog | undefined;
   private readonly ownsLog: boolean;
   private readonly ears: SceneEars;
   private readonly inFlight = new Set<Promise<unknown>>();
-  private tickCount = 0;
-  private rotation = 0;
-  private turnCount = 0;
-  private failures = 0;
-  private hasStarted = false;
+  tickCount = 0;
+  rotation = 0;
+  turnCount = 0;
+  failures = 0;
+  hasStarted = false;
   /** `performance.now()` at start, for the result's wall time. */
-  private startedAt: number | undefined;
+  startedAt: number | undefined;
   private stopping: Promise<SceneResult> | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   private wallTimer: ReturnType<typeof setTimeout> | undefined;
@@ -80,8 +81,8 @@ class SceneRuntime implements Scene {
       options.bus ??
       createBus(
         this.clock.intervalMs === undefined
-          ? { ids: sequentialIds(name), clock: () => this.tickCount * this.clock.tickMs }
-          : { ids: randomIds() },
+          ? { ids: options.ids ?? sequentialIds(name), clock: () => this.tickCount * this.clock.tickMs }
+          : { ids: options.ids ?? randomIds() },
       );
     options.observe?.(this.bus);
     this.logger = options.logger ?? silentLogger;
@@ -99,6 +100,7 @@ class SceneRuntime implements Scene {
       world: this.world,
       member: (agent) => this.members.get(agent),
       memberNames: () => this.order.map((member) => member.name),
+      setPrivate: (member, key, value, cause) => this.setPrivate(member, key, value, cause),
     }).filter((tool) => !resolved.omitted.has(tool.name));
     this.cast = new Cast({
       scene: name,
@@ -231,6 +233,23 @@ class SceneRuntime implements Scene {
       });
     }
     return this.stopping;
+  }
+
+  snapshot(): SceneSnapshot {
+    return sceneSnapshot(this);
+  }
+
+  restore(snapshot: SceneSnapshot): void {
+    restoreScene(this, snapshot);
+  }
+
+  /** Sets a key of an agent's private state (`null` removes it) and publishes `private.changed`. */
+  setPrivate(member: SceneMember, key: string, value: JsonValue, cause?: string): void {
+    const next = { ...member.privateState };
+    if (value === null) delete next[key];
+    else next[key] = frozenJson(value, `private "${key}"`);
+    member.privateState = Object.freeze(next);
+    this.bus.publish('private.changed', { path: key, value, tick: this.tickCount }, { agent: member.name, scene: this.name, cause });
   }
 
   emit(name: string, payload?: JsonValue): void {

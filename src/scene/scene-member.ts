@@ -19,6 +19,22 @@ export type MemberTriggers = {
   on: readonly { on: Pattern; where?: (event: Envelope) => boolean }[];
 };
 
+/** A member between turns as plain data (its agent's snapshot beside it), for a scene's snapshot. */
+export type MemberSnapshot = {
+  name: string;
+  private: Record<string, JsonValue>;
+  pending?: PendingTrigger;
+  trigger?: PendingTrigger;
+  /** Null before the first turn. */
+  lastThinkTick: number | null;
+  turns: number;
+  retired: boolean;
+  lastReason?: RunReason;
+  lastObservation?: PendingObservation;
+  heardUpTo: number;
+  events?: Envelope[];
+};
+
 const NO_EVENTS: readonly Envelope[] = Object.freeze([]);
 const NO_SPEECH: readonly Heard[] = Object.freeze([]);
 /** Subscribed events a member keeps between turns; older ones are dropped. */
@@ -81,6 +97,38 @@ export class SceneMember implements SceneAgent {
 
   get private(): Readonly<Record<string, JsonValue>> {
     return this.privateState;
+  }
+
+  /** What the scene keeps of this member between turns, as plain data. */
+  snapshot(): MemberSnapshot {
+    const snapshot: MemberSnapshot = {
+      name: this.name,
+      private: this.privateState,
+      lastThinkTick: Number.isFinite(this.lastThinkTick) ? this.lastThinkTick : null,
+      turns: this.turns,
+      retired: this.retired,
+      heardUpTo: this.heardUpTo,
+    };
+    if (this.pending !== undefined) snapshot.pending = this.pending;
+    if (this.trigger !== undefined) snapshot.trigger = this.trigger;
+    if (this.lastReason !== undefined) snapshot.lastReason = this.lastReason;
+    if (this.lastObservation !== undefined) snapshot.lastObservation = this.lastObservation;
+    if (this.events !== undefined) snapshot.events = [...this.events];
+    return snapshot;
+  }
+
+  /** Takes up a snapshot of this member (its agent is restored apart). */
+  restore(snapshot: MemberSnapshot): void {
+    this.privateState = Object.freeze({ ...snapshot.private });
+    this.pending = snapshot.pending;
+    this.trigger = snapshot.trigger;
+    this.lastThinkTick = snapshot.lastThinkTick ?? Number.NEGATIVE_INFINITY;
+    this.turns = snapshot.turns;
+    this.retired = snapshot.retired;
+    this.lastReason = snapshot.lastReason;
+    this.lastObservation = snapshot.lastObservation;
+    this.heardUpTo = snapshot.heardUpTo;
+    this.events = snapshot.events === undefined ? undefined : [...snapshot.events];
   }
 
   /** Records a trigger; the one closest to the start of a reply chain wins. */

@@ -13,6 +13,8 @@ export type SceneToolHost = {
   readonly world: WorldState;
   member(name: string): SceneMember | undefined;
   memberNames(): string[];
+  /** Sets (or, with `null`, removes) a key of a member's private state, publishing `private.changed`. */
+  setPrivate(member: SceneMember, key: string, value: JsonValue, cause: string | undefined): void;
 };
 
 /** The names of the built-in scene tools. */
@@ -66,12 +68,8 @@ export function sceneTools(host: SceneToolHost): Tool[] {
       required: ['key', 'value'],
       additionalProperties: false,
     },
-    execute: ({ key, value }, { agent }) => {
-      const member = caller(agent);
-      const next = { ...member.privateState };
-      if (value === null) delete next[key as string];
-      else next[key as string] = frozenJson(value, `private "${String(key)}"`);
-      member.privateState = Object.freeze(next) as Record<string, JsonValue>;
+    execute: ({ key, value }, { agent, dispatcher }) => {
+      host.setPrivate(caller(agent), key as string, value as JsonValue, dispatcher?.startedId);
       return { key, value };
     },
   });

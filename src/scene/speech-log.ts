@@ -1,7 +1,9 @@
-import type { Heard } from './types.js';
+import type { Heard, SpeechSnapshot } from './types.js';
 
 /** One utterance as the scene keeps it: what listeners hear, plus its place in the log. */
 type Entry = Heard & { seq: number };
+
+
 
 /**
  * The scene's recent speech, shared by every listener: an utterance is stored once, and each
@@ -20,6 +22,23 @@ export class SpeechLog {
   add(heard: Heard): void {
     this.seq++;
     this.entries[this.seq % this.entries.length] = { ...heard, seq: this.seq };
+  }
+
+  /** The entries still held, oldest first, and the count so far. */
+  snapshot(): SpeechSnapshot {
+    const entries: Entry[] = [];
+    for (let seq = Math.max(1, this.seq - this.entries.length + 1); seq <= this.seq; seq++) {
+      const entry = this.entries[seq % this.entries.length];
+      if (entry !== undefined && entry.seq === seq) entries.push({ ...entry });
+    }
+    return { seq: this.seq, entries };
+  }
+
+  /** Takes up a snapshot's count and entries. */
+  restore(snapshot: SpeechSnapshot): void {
+    this.entries.fill(undefined);
+    this.seq = snapshot.seq;
+    for (const entry of snapshot.entries) this.entries[entry.seq % this.entries.length] = { ...entry };
   }
 
   /** What `listener` heard after position `after`: others' speech only, the latest `limit` items, oldest first. */

@@ -4,10 +4,12 @@ import type { MemoryOptions } from '../agent/memory/agent-memory.js';
 import type { AgentOptions } from '../agent/agent-options.js';
 import type { Budget, BudgetLimits, BudgetUsage } from '../agent/budget.js';
 import type { Bus } from '../bus/bus.js';
+import type { IdSource } from '../bus/ids.js';
 import type { Envelope, Pattern, RunReason, TriggerReason } from '../bus/events.js';
 import type { ScriptedReply } from '../llm/scripted-provider.js';
 import type { Provider } from '../llm/types.js';
 import type { SessionLog } from '../record/session-log.js';
+import type { BudgetSnapshot } from '../agent/budget.js';
 import type { Tool } from '../tools/types.js';
 import type { JsonValue, WorldPath, WorldReader, WorldState } from './world-types.js';
 
@@ -134,6 +136,8 @@ export type SceneOptions = {
   /** Time `stop()` waits for runs in flight to settle after aborting them (default 5 s). */
   stopTimeoutMs?: number;
   bus?: Bus;
+  /** The ids of the bus the scene makes for itself (default: counted, `<name>-1`, `<name>-2`, … for a stepped scene). */
+  ids?: IdSource;
   /**
    * Called with the scene's bus as soon as it exists, before any event: how a host that lets the
    * scene make its own bus (with a stepped scene's simulated clock) still sees every event.
@@ -232,4 +236,38 @@ export type Scene = {
   retire(name: string): boolean;
   /** A path of the world, for hosts: `scene.world.get('tavern.door')`. */
   read(path: WorldPath): JsonValue | undefined;
+  /**
+   * The scene between ticks as plain data (counters, world, speech, budgets, each member and its
+   * agent): what a checkpoint holds. Throws `SceneError` while a turn runs.
+   */
+  snapshot(): SceneSnapshot;
+  /**
+   * Takes up a snapshot in a scene built the same way (same name and cast) that has not started:
+   * the run goes on from the snapshot's tick. Throws `SceneError` for a snapshot that does not fit.
+   */
+  restore(snapshot: SceneSnapshot): void;
+};
+
+/** The scene's recent speech as plain data, for its snapshot: the entries held and the count so far. */
+export type SpeechSnapshot = { seq: number; entries: (Heard & { seq: number })[] };
+
+/**
+ * A scene between ticks as plain data: what a checkpoint holds and a resume starts from. JSON-safe
+ * (image bytes and rich results in members' last observations are tagged objects).
+ */
+export type SceneSnapshot = {
+  v: 1;
+  kind: 'troupe.scene';
+  scene: string;
+  seed: number;
+  tick: number;
+  rotation: number;
+  turns: number;
+  failures: number;
+  started: boolean;
+  world: JsonValue;
+  speech: SpeechSnapshot;
+  budget?: BudgetSnapshot;
+  /** Each member as the scene keeps it, with its agent's snapshot, in cast order. */
+  members: unknown[];
 };

@@ -71,15 +71,14 @@ function childName(frame: SkillFrame): string {
  * the bus the child publishes on, so the child's log is this check alone: attaching the real log
  * a second time would write every event twice.
  */
-function writeAheadCheck(assertRecorded: (event: Envelope<'tool.started'>) => void): SessionLog {
+function writeAheadCheck(assertRecorded: (event: Envelope<'tool.started'>) => void | Promise<void>): SessionLog {
   return {
     path: '(the parent agent’s session log)',
     failure: undefined,
     attach: () => () => {},
     record: () => false,
-    assertRecorded: (event) => {
-      if (event.type === 'tool.started') assertRecorded(event as Envelope<'tool.started'>);
-    },
+    assertRecorded: (event) => (event.type === 'tool.started' ? assertRecorded(event as Envelope<'tool.started'>) : undefined),
+    flush: () => 0,
     close: async () => {},
     closeSync: () => {},
   };

@@ -4,9 +4,15 @@ import type { Envelope } from '../bus/events.js';
 import type { ToolCall } from '../protocol/types.js';
 import type { ToolLimiters } from './acquire-slot.js';
 import type { DispatchStats } from './dispatch-stats.js';
-import type { CallResult, Tool } from './types.js';
+import type { CallResult, Tool, ToolFailure } from './types.js';
 
 export type { CallResult } from './types.js';
+
+/**
+ * How a call's attempt went, as a journal (a resume's log) recorded it: completed, failed, or
+ * started and never ended (`interrupted`: the process stopped while it ran).
+ */
+export type RecordedAttempt = { kind: 'completed'; output: unknown } | { kind: 'failed'; error: ToolFailure } | { kind: 'interrupted' };
 
 /** A validated call and the tool that runs it. */
 export type CallEntry = { call: ToolCall; tool: Tool };
@@ -24,8 +30,11 @@ export type DispatchOptions = {
   toolLimiters?: ToolLimiters;
   /** Run one call at a time in model order even when all are read-only (approval in the dispatch). */
   sequential?: boolean;
-  /** Write-ahead check: throws when the log could not record this `tool.started`. */
-  assertRecorded?: (event: Envelope<'tool.started'>) => void;
+  /**
+   * Write-ahead check: throws when the log could not record this `tool.started`; returns a promise
+   * when the record is not yet on disk, and the tool runs once it is.
+   */
+  assertRecorded?: (event: Envelope<'tool.started'>) => void | Promise<void>;
   /** For tools without `timeoutMs` (default 30 000; 0 = no limit). */
   defaultTimeoutMs?: number;
   /** Waits between retries; rejects or resolves early when the signal aborts. */
@@ -49,6 +58,11 @@ export type DispatchOptions = {
    * `context.dispatcher.dispatch`; skills read it to refuse recursion and deep nesting.
    */
   enclosing?: readonly string[];
+  /**
+   * A resume's journal: for an attempt the log recorded, the way it went (resolved when the resume
+   * reaches it), so that a call whose end is on record never runs again; `undefined`: run it.
+   */
+  journal?: (call: ToolCall, attempt: number) => Promise<RecordedAttempt> | undefined;
 };
 
 /** `dispatchCalls`'s shape, for the modules that run nested calls through it. */

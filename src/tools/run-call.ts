@@ -3,17 +3,22 @@ import type { TroupeEvents } from '../bus/events.js';
 import type { Args, ToolCall } from '../protocol/types.js';
 import { acquireSlots, hasFreeSlot, holdSlot, toolLimiter, type ReleaseSlot, type ToolLimiters } from './acquire-slot.js';
 import type { Publish } from '../bus/bus.js';
-import type { CallResult, DispatchCalls, DispatchOptions } from './dispatch-options.js';
+import type { CallResult, DispatchCalls, DispatchOptions, RecordedAttempt } from './dispatch-options.js';
+import { ToolError } from './tool-error.js';
 import type { DispatchStats } from './dispatch-stats.js';
 import { freezeArgs } from './freeze-args.js';
 import { checkToolResult, describeParts, isToolResult } from './result-parts.js';
 import { abortedFailure, runAttempt, type AttemptOutcome, type DispatcherSource, type ZombieReport } from './run-attempt.js';
 import type { StopScope } from './stop-scope.js';
-import type { CallDispatcher, Tool, ToolFailure } from './types.js';
+import type { CallDispatcher, Tool, ToolContext, ToolFailure } from './types.js';
 import type { ToolResult } from './result-parts.js';
 import { errorMessage } from '../errors.js';
 
 export const DEFAULT_BACKOFF_MS = 100;
+
+/** What the model hears of a call that was running when the process stopped, and was not run again. */
+export const INTERRUPTED =
+  'the outcome of this call is unknown: it was running when the process stopped, and it may or may not have taken effect; check before calling it again';
 export const DEFAULT_MAX_BACKOFF_MS = 5_000;
 
 /** What every call of one dispatch shares, with the options' defaults filled in. */
@@ -135,32 +140,21 @@ class CallRun implements DispatcherSource {
   }
 
   /**
-   * Publishes `tool.started`, checks it was recorded, and runs one attempt. Without `release`
+   * Publishes `tool.started`, waits until it is on record, and runs one attempt. Without `release`
    * (the fast path) the slots are free but not taken; an attempt that goes async takes them now.
    */
   attempt(release: ReleaseSlot | undefined): AttemptOutcome | Promise<AttemptOutcome> {
     const { dispatch, call } = this;
     const start = dispatch.clock();
-    const startedAt = dispatch.realClock ? start : performance.now();
     this.#firstStart ??= start;
     this.#attemptStart = start;
     this.attempts++;
     const started = dispatch.options.publish('tool.started', { callId: call.callId, name: call.name, args: this.args, attempt: this.attempts });
-    // Write-ahead: a tool runs only once its start is on record. Fail closed otherwise.
-    dispatch.options.assertRecorded?.(started);
     this.startedId = started.id;
-    const outcome = runAttempt({
-      tool: this.tool,
-      args: this.args,
-      context: { agent: dispatch.options.agent, scene: dispatch.options.scene, callId: call.callId, attempt: this.attempts },
-      source: this,
-      scope: dispatch.scope,
-      timeoutMs: this.#timeoutMs,
-      startedAt,
-      zombieGraceMs: dispatch.zombieGraceMs,
-      stats: dispatch.stats,
-      onZombie: (report: ZombieReport) => dispatch.options.publish('tool.zombie', { callId: call.callId, name: call.name, ...report }),
-    });
+    // Write-ahead: a tool runs only once its start is on record (on disk, when a log is kept:
+    // the calls that start together share one fsync). Fail closed otherwise.
+    const onRecord = dispatch.options.assertRecorded?.(started);
+    const outcome = onRecord === undefined ? this.execute() : onRecord.then(() => this.execute());
     if (release === undefined && outcome instanceof Promise) {
       // Nothing else has run since `hasFreeSlot` said yes, unless the tool itself dispatched
       // through the same limiter synchronously, which p-limit forbids anyway (it deadlocks). A
@@ -169,6 +163,43 @@ class CallRun implements DispatcherSource {
       holdSlot(dispatch.limiter, outcome);
     }
     return outcome;
+  }
+
+  /** Runs the tool once: for real, or, when a journal recorded this attempt, as it went then. */
+  private execute(): AttemptOutcome | Promise<AttemptOutcome> {
+    const { dispatch, call } = this;
+    const recorded = dispatch.options.journal?.(call, this.attempts);
+    return runAttempt({
+      tool: recorded === undefined ? this.tool : this.replayed(recorded),
+      args: this.args,
+      context: { agent: dispatch.options.agent, scene: dispatch.options.scene, callId: call.callId, attempt: this.attempts },
+      source: this,
+      scope: dispatch.scope,
+      timeoutMs: this.#timeoutMs,
+      startedAt: dispatch.realClock ? dispatch.clock() : performance.now(),
+      zombieGraceMs: dispatch.zombieGraceMs,
+      stats: dispatch.stats,
+      onZombie: (report: ZombieReport) => dispatch.options.publish('tool.zombie', { callId: call.callId, name: call.name, ...report }),
+    });
+  }
+
+  /**
+   * The tool as a journal replays it: the recorded output or failure, or, for an attempt that
+   * never ended, the tool itself again when it is safe to repeat (read-only or idempotent) and
+   * otherwise a failure saying the outcome is unknown; `tool.interrupted` says which.
+   */
+  private replayed(recorded: Promise<RecordedAttempt>): Tool {
+    const { tool, call, dispatch } = this;
+    const execute = async (args: Args, context: ToolContext): Promise<unknown> => {
+      const outcome = await recorded;
+      if (outcome.kind === 'completed') return outcome.output;
+      if (outcome.kind === 'failed') throw new ToolError(outcome.error.message, outcome.error);
+      const rerun = tool.readOnly === true || tool.idempotent === true;
+      dispatch.options.publish('tool.interrupted', { callId: call.callId, name: call.name, args, rerun });
+      if (rerun) return tool.execute(args, context);
+      throw new ToolError(INTERRUPTED, { kind: 'unknown', retryable: false });
+    };
+    return { ...tool, execute };
   }
 
   /** Publishes how an attempt ended; returns the call's result, or undefined to retry. */

@@ -63,7 +63,7 @@ export type CallDispatcher = {
   /** The per-tool limiters this dispatcher uses; shared with the agent, and the scene if any. */
   readonly toolLimiters: ToolLimiters;
   /** The write-ahead check the calls of this dispatcher go through, if any. */
-  readonly assertRecorded: ((event: Envelope<'tool.started'>) => void) | undefined;
+  readonly assertRecorded: ((event: Envelope<'tool.started'>) => void | Promise<void>) | undefined;
   /**
    * Runs validated calls one at a time, in order, as nested calls of this one (`enclosing` is
    * the nesting they run at, this call's name last). Like `dispatchCalls`, it never rejects for a

@@ -78,7 +78,7 @@ console.log(JSON.stringify({ reason: result.reason, text: result.text, used }));
     run(process.execPath, [tsc, '-p', '.'], project);
     const output = run(process.execPath, ['out/index.js'], project);
     expect(JSON.parse(output)).toEqual({ reason: 'final_answer', text: 'Player 7 is Ana.', used: 8 });
-  });
+  }, 120_000);
 
   it('says which package to install when an adapter is imported without its client', () => {
     writeFileSync(join(project, 'adapter.mjs'), "await import('troupe/openai');");

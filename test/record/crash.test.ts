@@ -29,7 +29,7 @@ describe('session log: SIGKILL mid-append (6a)', () => {
     expect(before.quarantined[0]?.text).toMatch(/^{"v":1,.*TEAR-HERE/);
 
     // reopen: the stale lock of the dead writer is taken over, the tail is closed, appends go on
-    const log = createSessionLog(path);
+    const log = createSessionLog(path, { mode: 'append' });
     const bus = createBus();
     log.attach(bus);
     bus.publish('agent.said', { text: 'after the crash' });
@@ -57,7 +57,7 @@ describe('session log: SIGKILL mid-append (6a)', () => {
       Array.from({ length: reported }, (_, index) => `c${index + 1}`),
     );
     expect(quarantined.length).toBeLessThanOrEqual(1);
-    const log = createSessionLog(path);
+    const log = createSessionLog(path, { mode: 'append' });
     await log.close();
     expect(() => readLog(path)).not.toThrow();
   });

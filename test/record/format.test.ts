@@ -1,7 +1,10 @@
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createBus } from '../../src/bus/bus.js';
 import { CATALOGUE_VERSION } from '../../src/bus/events.js';
+import { sequentialIds } from '../../src/bus/ids.js';
 import { LogError } from '../../src/errors.js';
 import { LOG_VERSION } from '../../src/record/log-format.js';
 import { readLog } from '../../src/record/read-log.js';
@@ -25,8 +28,8 @@ describe('session log: header and version (6e)', () => {
   };
 
   it.each([
-    ['a newer version', header({ version: 2 }), /format version 2; this troupe reads version 1 only/],
-    ['an older version', header({ version: 0 }), /format version 0; this troupe reads version 1 only/],
+    ['a newer version', header({ version: 3 }), /format version 3; this troupe reads versions 1 and 2/],
+    ['an older version', header({ version: 0 }), /format version 0; this troupe reads versions 1 and 2/],
     ['no version', header({ version: undefined }), /format version missing/],
     ['another catalogue', header({ catalogue: 99 }), /event catalogue version 99; this troupe knows version 1/],
     ['another format', header({ format: 'langgraph-checkpoint' }), /not a troupe session log \(format "langgraph-checkpoint"/],
@@ -40,16 +43,17 @@ describe('session log: header and version (6e)', () => {
   });
 
   it('createSessionLog refuses to append to a log of another version, and releases its lock', () => {
-    const path = file('old.jsonl', `${header({ version: 2 })}{"v":1,"id":"a","type":"agent.said","at":1,"data":{"text":"x"}}\n`);
-    expect(() => createSessionLog(path)).toThrow(/format version 2/);
-    expect(() => createSessionLog(path)).toThrow(/format version 2/); // not "already open"
+    const path = file('new.jsonl', `${header({ version: 3 })}{"v":1,"id":"a","type":"agent.said","at":1,"data":{"text":"x"}}\n`);
+    expect(() => createSessionLog(path, { mode: 'append' })).toThrow(/format version 3/);
+    expect(() => createSessionLog(path, { mode: 'append' })).toThrow(/format version 3/); // not "already open"
   });
 
   it('quarantines damaged lines anywhere with their line numbers and reasons', () => {
     const good = (id: string) => JSON.stringify({ v: CATALOGUE_VERSION, id, type: 'agent.said', at: 1, data: { text: id } });
+    // A version 1 log: lines without checksums.
     const path = file(
       'damaged.jsonl',
-      [header({}).trimEnd(), good('a'), 'garbage', '[1,2]', '{"v":1,"id":"x"}', JSON.stringify({ v: 7, id: 'b', type: 'agent.said', at: 1, data: {} }), good('c'), ''].join('\n'),
+      [header({ version: 1 }).trimEnd(), good('a'), 'garbage', '[1,2]', '{"v":1,"id":"x"}', JSON.stringify({ v: 7, id: 'b', type: 'agent.said', at: 1, data: {} }), good('c'), ''].join('\n'),
     );
     const { header: read, events, quarantined } = readLog(path);
     expect(read).toMatchObject({ format: 'troupe-log', version: 1 });
@@ -61,5 +65,48 @@ describe('session log: header and version (6e)', () => {
       [5, 'not an envelope'],
       [6, 'event catalogue version 7 differs from the header\'s 1'],
     ]);
+  });
+
+  it('names each line a hand edited, inserted or deleted, in a version 2 log, and reads on', async () => {
+    const path = file('chained.jsonl', '');
+    const log = createSessionLog(path);
+    const bus = createBus({ ids: sequentialIds('e') });
+    log.attach(bus);
+    for (const text of ['one', 'two', 'three', 'four', 'five']) bus.publish('agent.said', { text });
+    await log.close();
+    const clean = readLog(path);
+    expect(clean.header.version).toBe(2);
+    expect(clean.tampered).toEqual([]);
+    expect(clean.events.map((event) => (event.data as { text: string }).text)).toEqual(['one', 'two', 'three', 'four', 'five']);
+    const lines = readFileSync(path, 'utf8').split('\n');
+    lines[2] = lines[2]!.replace('"two"', '"TWO"'); // edited
+    lines.splice(4, 1); // "four" deleted
+    writeFileSync(path, lines.join('\n'));
+    const { events, tampered } = readLog(path);
+    expect(events.map((event) => (event.data as { text: string }).text)).toEqual(['one', 'TWO', 'three', 'five']);
+    expect(tampered.map((line) => line.lineNumber)).toEqual([3, 5]);
+    expect(tampered[0]?.reason).toMatch(/checksum mismatch/);
+  });
+
+  it('refuses a path that is not a regular file at once: a device, a directory, a FIFO', () => {
+    expect(() => readLog('/dev/zero')).toThrow(/is a device; a session log is a regular file/);
+    expect(() => createSessionLog('/dev/zero')).toThrow(/is a device/);
+    ({ dir, cleanup } = tempDir());
+    expect(() => readLog(dir)).toThrow(/is a directory/);
+    const fifo = join(dir, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    expect(() => readLog(fifo)).toThrow(/is a FIFO/);
+  });
+
+  it('refuses to start a run in a log that holds one, naming troupe resume; appends when asked', async () => {
+    const path = file('run.jsonl', '');
+    const first = createSessionLog(path);
+    const bus = createBus();
+    first.attach(bus);
+    bus.publish('agent.said', { text: 'first run' });
+    await first.close();
+    expect(() => createSessionLog(path)).toThrow(/already holds a run: continue it with `troupe resume/);
+    const again = createSessionLog(path, { mode: 'append' });
+    await again.close();
   });
 });

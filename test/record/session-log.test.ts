@@ -27,31 +27,57 @@ describe('session log: writing', () => {
     bus.publish('tool.started', { callId: 'c1', name: 'lookup', args: { id: 7 }, attempt: 1 });
     await log.close();
     const lines = readFileSync(log.path, 'utf8').split('\n');
-    expect(JSON.parse(lines[0] ?? '')).toEqual({ format: 'troupe-log', version: 1, catalogue: CATALOGUE_VERSION, createdAt: expect.any(String) });
-    expect(JSON.parse(lines[1] ?? '')).toEqual({ v: CATALOGUE_VERSION, ...said });
+    expect(JSON.parse(lines[0] ?? '')).toEqual({ format: 'troupe-log', version: 2, catalogue: CATALOGUE_VERSION, createdAt: expect.any(String) });
+    expect(JSON.parse(lines[1] ?? '')).toEqual({ v: CATALOGUE_VERSION, ...said, c: expect.stringMatching(/^[0-9a-f]{8}$/) });
     expect(lines[3]).toBe('');
     const { events, quarantined } = readLog(log.path);
     expect(quarantined).toEqual([]);
     expect(events).toEqual([said, expect.objectContaining({ type: 'tool.started', data: { callId: 'c1', name: 'lookup', args: { id: 7 }, attempt: 1 } })]);
   });
 
-  it('fsyncs each tool.started by default, every line with "always", none with "never"', async () => {
+  it('group commit: a burst of events is one write, and its tool.started share one fsync (none with "never")', async () => {
     const count = async (fsync?: SessionLogOptions['fsync']) => {
       let syncs = 0;
+      let writes = 0;
       const real = logFs();
-      const { log, bus } = open({ fsync, fs: { fsyncSync: (fd) => void (syncs++, real.fsyncSync(fd)) } });
-      syncs = 0; // the header's own fsync is not counted
-      bus.publish('agent.said', { text: 'a' });
-      bus.publish('tool.started', { callId: 'c', name: 't', args: {}, attempt: 1 });
-      bus.publish('tool.completed', { callId: 'c', name: 't', args: {}, output: 1, durationMs: 1, attempt: 1 });
-      const during = syncs;
+      const { log, bus } = open({
+        fsync,
+        fs: { fsyncSync: (fd) => void (syncs++, real.fsyncSync(fd)), writeSync: (...args) => (writes++, real.writeSync(...args)) },
+      });
+      syncs = 0; // the header's own fsync and write are not counted
+      writes = 0;
+      const burst = (tag: string) => {
+        bus.publish('agent.said', { text: tag });
+        for (const n of [1, 2, 3]) {
+          const started = bus.publish('tool.started', { callId: `${tag}${n}`, name: 't', args: {}, attempt: 1 });
+          void log.assertRecorded(started);
+        }
+      };
+      burst('a');
+      await Promise.resolve(); // the end of the burst: its lines are written
+      burst('b');
+      await log.assertRecorded(bus.publish('tool.started', { callId: 'last', name: 't', args: {}, attempt: 1 }));
+      const during = { syncs, writes };
       await log.close();
       cleanup();
       return during;
     };
-    expect(await count()).toBe(1);
-    expect(await count('always')).toBe(3);
-    expect(await count('never')).toBe(0);
+    expect(await count()).toEqual({ syncs: 2, writes: 2 });
+    expect(await count('always')).toEqual({ syncs: 2, writes: 2 });
+    expect(await count('never')).toEqual({ syncs: 0, writes: 2 });
+  });
+
+  it('lets a tool.started through the write-ahead check only once its line is on disk', async () => {
+    const { log, bus } = open();
+    const started = bus.publish('tool.started', { callId: 'c1', name: 'lookup', args: {}, attempt: 1 });
+    const onDisk = () => readFileSync(log.path, 'utf8').includes('"callId":"c1"');
+    const waiting = log.assertRecorded(started);
+    expect(waiting).toBeInstanceOf(Promise);
+    expect(onDisk()).toBe(false);
+    await waiting;
+    expect(onDisk()).toBe(true);
+    expect(log.assertRecorded(started)).toBeUndefined(); // on disk already: no wait
+    await log.close();
   });
 
   it('puts data of lines over maxLineBytes in a side file and references it', async () => {

@@ -126,6 +126,8 @@ function responded(response: ModelResponse, run: RunState, config: AgentConfig, 
     latencyMs: port.now() - run.askedAt!,
   };
   if (response.toolCalls !== undefined) data.toolCalls = response.toolCalls;
+  if (response.stopSequence !== undefined) data.stopSequence = response.stopSequence;
+  if (response.passed === true) data.passed = true;
   if (response.usage !== undefined) data.usage = response.usage;
   run.askedAt = undefined;
   run.askedMessages = undefined;
