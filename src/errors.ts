@@ -15,7 +15,9 @@ export type TroupeErrorCode =
   | 'world_path'
   | 'world_value'
   | 'world_locked'
-  | 'scene_state';
+  | 'scene_state'
+  | 'resume_refused'
+  | 'replay_diverged';
 
 /** Base of every error troupe throws; `code` is a stable literal to branch on. */
 export class TroupeError extends Error {

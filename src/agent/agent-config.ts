@@ -5,6 +5,7 @@ import type { ChatMessage, Provider, ToolChoice, ToolSpec } from '../llm/types.j
 import type { ProtocolLimits } from '../protocol/types.js';
 import type { SessionLog } from '../record/session-log.js';
 import type { ToolLimiters } from '../tools/acquire-slot.js';
+import type { DispatchOptions } from '../tools/dispatch-options.js';
 import type { Registry } from '../tools/registry.js';
 import type { RetryPolicy } from '../tools/types.js';
 import type { AgentOptions, RepairFunction } from './agent-options.js';
@@ -53,6 +54,8 @@ export type AgentConfig = Readonly<{
   budgets: readonly Budget[];
   onBeforeModel: AgentOptions['onBeforeModel'];
   repair: RepairFunction | undefined;
+  /** A resume's journal of calls: a call whose end the log holds is not run again. */
+  journal: DispatchOptions['journal'];
   /** Seeds the agent's generator; `undefined` draws a seed when the generator is first used. */
   seed: number | undefined;
   /** The history kept between runs, with the `memory` option. */
@@ -68,4 +71,5 @@ export type SharedParts = {
   /** The log that already records the shared bus (its write-ahead check only). */
   log?: SessionLog;
   budgets?: readonly Budget[];
+  journal?: DispatchOptions['journal'];
 };

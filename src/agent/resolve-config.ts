@@ -80,6 +80,7 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
     onBeforeModel: optionalFunction(options.onBeforeModel, 'onBeforeModel', name),
     repair: optionalFunction(options.repair, 'repair', name),
     seed: resolveSeed(options.seed, name),
+    journal: shared.journal,
     // Only agents with memory carry the field: a crowd of agents without it pays nothing.
     ...(memory !== undefined && { memory }),
   });

@@ -34,6 +34,12 @@ export type BusOptions = {
   /** Envelope timestamps (default: `Date.now`). */
   clock?: Clock;
   /**
+   * Sees every envelope as it is made, before any subscriber does (a subscriber that publishes
+   * in turn cannot get ahead of it): how a resume checks each event against its log. Throwing
+   * from it stops the publish.
+   */
+  tap?: (event: Envelope) => void;
+  /**
    * Called when a subscriber throws, after `bus.error` is published. Default: nothing more; a
    * subscriber of `bus.error` that throws itself is reported here only, to avoid a loop.
    */
@@ -64,6 +70,7 @@ const mitt: MittFactory =
 export function createBus(options: BusOptions = {}): Bus {
   const ids = options.ids ?? randomIds();
   const clock = options.clock ?? Date.now;
+  const tap = options.tap;
   // mitt does the bookkeeping; every channel key gets the envelope. Wildcards are our own keys
   // (`tool.*`, `**`): mitt's own `*` would fire again on every prefix channel, with other arguments.
   const emitter: Emitter<Channels> = mitt<Channels>();
@@ -136,6 +143,7 @@ export function createBus(options: BusOptions = {}): Bus {
         cause: meta?.cause,
         data,
       } as Envelope<typeof type>;
+      tap?.(event as Envelope);
       if (subscriberCount > 0) {
         for (const key of channels(type)) deliver(emitter.all.get(key) as Listener[] | undefined, event as Envelope);
       }

@@ -102,6 +102,8 @@ export type TroupeEvents = {
   /** `world`: the world as the scene starts (a frozen copy; createScene always sets it), so a log replays from it. */
   'scene.started': { tick: number; seed: number; agents: string[]; world?: JsonValue };
   'scene.tick': { tick: number };
+  /** The scene began to stop (`stop()`, Ctrl-C, a budget): what follows until `scene.stopped` is its shutting down. */
+  'scene.stopping': { tick: number; reason: string };
   'scene.stopped': { tick: number; reason: string; detail?: string };
   /** A named event of the scene's own (the `publish_event` tool, or `scene.emit`). */
   'scene.event': { name: string; payload?: unknown };

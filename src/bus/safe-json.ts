@@ -4,6 +4,11 @@ export type Redactor = {
   key: (key: string, value: unknown) => boolean;
   /** The text with any secret it contains replaced. */
   text: (text: string) => string;
+  /**
+   * False only when JSON text certainly holds nothing to redact (no secret-looking key, no
+   * secret in any string): then the text may be written as it is. When unsure, true.
+   */
+  mayHide?: (json: string) => boolean;
 };
 
 export type SafeJsonOptions = {

@@ -73,6 +73,12 @@ export type Provider = {
   readonly model?: string;
   /** What the provider takes besides text; absent means text only (images become placeholders). */
   readonly accepts?: ProviderAccepts;
+  /**
+   * True for a provider that is a function of its request and costs nothing to call (a scripted
+   * brain): a resume asks it again rather than take its reply from the log, so that whatever it
+   * draws from its agent's seeded generator is drawn again; the reply is still checked against the log.
+   */
+  readonly pure?: boolean;
   complete(request: ModelRequest): Promise<ModelResponse>;
   /**
    * Optional: `complete` for providers that often know their answer at once (a scripted brain). A

@@ -6,8 +6,11 @@ import { checksummed, crc32, lineChecksum } from './log-line.js';
 import { headerLine, parseHeader } from './log-format.js';
 import { writeAll, type LogFs } from './log-fs.js';
 
-/** Where an opened log file stands: its format version, its size, and the checksum chain's last link. */
-export type OpenedLog = { version: number; size: number; chain: number };
+/**
+ * Where an opened log file stands: its format version, its size, the checksum chain's last link,
+ * and the lines this opening added (a header, or the end and note of a torn tail).
+ */
+export type OpenedLog = { version: number; size: number; chain: number; added: number };
 
 /** Lines longer than this are not searched for when finding the last line (a line's data goes to a side file past 1 MiB). */
 const TAIL_WINDOW = 2 * 1024 * 1024;
@@ -41,7 +44,7 @@ export function prepareLogFile(fs: LogFs, fd: number, path: string): OpenedLog {
     const header = headerLine();
     writeAll(fs, fd, header);
     fs.fsyncSync(fd);
-    return { version: 2, size: Buffer.byteLength(header), chain: crc32(header.slice(0, -1)) };
+    return { version: 2, size: Buffer.byteLength(header), chain: crc32(header.slice(0, -1)), added: 1 };
   }
   const head = readAt(fs, fd, 0, Math.min(size, 64 * 1024));
   const end = head.indexOf('\n');
@@ -62,6 +65,7 @@ export function prepareLogFile(fs: LogFs, fd: number, path: string): OpenedLog {
     }
   }
   let written = size;
+  let added = 0;
   if (torn) {
     const envelope = {
       v: CATALOGUE_VERSION,
@@ -77,8 +81,9 @@ export function prepareLogFile(fs: LogFs, fd: number, path: string): OpenedLog {
     fs.fsyncSync(fd);
     chain = note.crc;
     written += Buffer.byteLength(text);
+    added = 1; // the note (the fragment's new end of line closes a line already counted)
   }
-  return { version, size: written, chain };
+  return { version, size: written, chain, added };
 }
 
 function readAt(fs: LogFs, fd: number, position: number, length: number): string {

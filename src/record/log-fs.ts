@@ -37,11 +37,12 @@ export function logFs(overrides: Partial<LogFs> = {}): LogFs {
   };
 }
 
-/** Writes all of `text`: one `writeSync` for a regular file, looping only on a short write. */
-export function writeAll(fs: LogFs, fd: number, text: string | Uint8Array): void {
+/** Writes all of `text` and returns its size in bytes: one `writeSync` for a regular file, looping only on a short write. */
+export function writeAll(fs: LogFs, fd: number, text: string | Uint8Array): number {
   const buffer = typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(text.buffer, text.byteOffset, text.byteLength);
   let offset = 0;
   while (offset < buffer.length) offset += fs.writeSync(fd, buffer, offset, buffer.length - offset);
+  return buffer.length;
 }
 
 /**

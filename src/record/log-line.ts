@@ -58,6 +58,11 @@ export function lineChecksum(line: string): number | undefined {
   return match === null ? undefined : Number.parseInt(match[1]!, 16);
 }
 
+const DIGITS = '0123456789abcdef';
+
 function hex(value: number): string {
-  return value.toString(16).padStart(8, '0');
+  // By hand: Number#toString(16) is slow for the doubles a CRC above 2^31 is.
+  let text = '';
+  for (let shift = 28; shift >= 0; shift -= 4) text += DIGITS[(value >>> shift) & 15];
+  return text;
 }

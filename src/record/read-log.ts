@@ -55,8 +55,8 @@ export function readLog(path: string, options: ReadLogOptions = {}): ReadLogResu
   if (content === '') throw new LogError('log_format', `session log ${path} is empty: no header, version unknown`);
   const lines = content.split('\n');
   const header = parseHeader(lines[0] ?? '', lines.length > 1, path);
-  const read = readLines(path, header, lines, 1, crc32(lines[0] ?? ''), options);
-  return { header, ...read };
+  const { events, quarantined, tampered } = readLines(path, header, lines, 1, crc32(lines[0] ?? ''), options);
+  return { header, events, quarantined, tampered };
 }
 
 /**
@@ -65,6 +65,8 @@ export function readLog(path: string, options: ReadLogOptions = {}): ReadLogResu
  */
 export function readLines(path: string, header: LogHeader, lines: readonly string[], from: number, chain: number, options: ReadLogOptions = {}, firstLineNumber = from + 1) {
   const events: Envelope[] = [];
+  /** The line number of each event. */
+  const numbers: number[] = [];
   const quarantined: QuarantinedLine[] = [];
   const tampered: TamperedLine[] = [];
   const checked = header.version >= 2;
@@ -111,8 +113,9 @@ export function readLines(path: string, header: LogHeader, lines: readonly strin
       }
     }
     events.push(event as Envelope);
+    numbers.push(lineNumber);
   }
-  return { events, quarantined, tampered, chain };
+  return { events, numbers, quarantined, tampered, chain };
 }
 
 function envelopeProblem(value: unknown, catalogue: number): string | undefined {

@@ -15,6 +15,15 @@ const SECRET_SHAPES: readonly [RegExp, string][] = [
   [/\bsk-[A-Za-z0-9_-]{16,}/g, REDACTED],
 ];
 
+/** A JSON object key with a secret-looking word in it (`"apiKey":`), as JSON text writes it. */
+const SECRET_KEY_IN_JSON = new RegExp(`"[^"\\\\]*(?:${SECRET_KEY_PATTERN.source})[^"\\\\]*"\\s*:`, 'i');
+
+/**
+ * Any secret-looking word or credential shape anywhere in JSON text: when one scan finds none,
+ * the text holds no secret key and no credential (the exact checks run only when it finds one).
+ */
+const ANY_SIGN = new RegExp(`${SECRET_KEY_PATTERN.source}|\\b(?:Bearer|Basic)\\s|\\bsk-`, 'i');
+
 /** Any of SECRET_SHAPES: one scan tells whether a string needs the replacements at all. */
 const ANY_SHAPE = new RegExp(SECRET_SHAPES.map(([pattern]) => `(?:${pattern.source})`).join('|'));
 
@@ -48,7 +57,13 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
   }
   // Longest first, so a secret that contains another is replaced whole.
   const ordered = [...literals].sort((a, b) => b.length - a.length);
+  // In JSON text a secret may stand escaped (quotes, backslashes, control characters): look for both forms.
+  const inJson = [...new Set(ordered.flatMap((secret) => [secret, JSON.stringify(secret).slice(1, -1)]))];
   return {
+    mayHide: (json) =>
+      patterns.length > 0 ||
+      (ANY_SIGN.test(json) && (SECRET_KEY_IN_JSON.test(json) || ANY_SHAPE.test(json))) ||
+      inJson.some((secret) => json.includes(secret)),
     key: (key, value) => SECRET_KEY_PATTERN.test(key) && value !== null && value !== undefined && typeof value !== 'number' && typeof value !== 'boolean',
     text: (text) => {
       let out = text;

@@ -2,13 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Bus, Unsubscribe } from '../bus/bus.js';
 import type { Envelope } from '../bus/events.js';
-import { safeJson } from '../bus/safe-json.js';
+import type { IdSource } from '../bus/ids.js';
+import type { Provider } from '../llm/types.js';
+import type { DispatchOptions } from '../tools/dispatch-options.js';
+import { DEFAULT_MAX_DEPTH, safeJson } from '../bus/safe-json.js';
+import { plainEventJson } from './plain-json.js';
 import { serializeEnvelope } from '../bus/serialize-event.js';
 import { LogError, errorMessage } from '../errors.js';
 import { DEFAULT_MAX_INLINE_BINARY_BYTES, loggedData } from './binary-parts.js';
 import { acquireLock } from './lock-file.js';
 import { assertRegularFile, prepareLogFile, type OpenedLog } from './log-file.js';
 import { checksummed } from './log-line.js';
+import { latestCheckpointNumber as lastCheckpointNumber, writeCheckpoint } from './checkpoints.js';
 import { ensureDir, logFs, writeAll, type LogFs } from './log-fs.js';
 import { createRedactor } from './redact.js';
 
@@ -39,10 +44,32 @@ export type SessionLogOptions = {
    * to a side file named by their SHA-256 (default 4 KiB).
    */
   maxInlineBinaryBytes?: number;
-  /** Decides which events of an attached bus are written (default: all). A resume leaves out what the log holds already. */
+  /**
+   * Decides which events of an attached bus are written (default: all). False means "on record
+   * already": a resume leaves out what the log holds, and its calls' starts count as on disk.
+   */
   accept?: (event: Envelope) => boolean;
+  /**
+   * When to write a checkpoint of the scene beside the log (`<log>.checkpoints/`), checked after
+   * each tick: once `everyEvents` events were written since the last one (default 10,000), or
+   * every `everyTicks` ticks; `false` for none. A resume starts from the newest checkpoint.
+   */
+  checkpoints?: { everyEvents?: number; everyTicks?: number } | false;
+  /** Lines the file holds already, header included, when appending (so checkpoints know where they are). */
+  lines?: number;
   /** File operations to use instead of `node:fs` (fault injection in tests). */
   fs?: Partial<LogFs>;
+};
+
+/**
+ * What a log being resumed lends the scene (or agent) built on it: its bus's ids and tap, which
+ * follow the log, its providers, which answer from the log, and its journal of calls.
+ */
+export type ReplayHooks = {
+  readonly ids: IdSource;
+  readonly tap: (event: Envelope) => void;
+  provider(provider: Provider): Provider;
+  journal: DispatchOptions['journal'];
 };
 
 /** A JSONL session log attached to a bus. */
@@ -65,6 +92,13 @@ export type SessionLog = {
   assertRecorded: (event: Envelope) => void | Promise<void>;
   /** Writes what is waiting now, and forces it to disk unless the policy is `never`; returns the file's size. */
   flush: () => number;
+  /**
+   * After a tick: writes a checkpoint of the scene when one is due (see `checkpoints`), then a
+   * `log.checkpoint` line. `snapshot` is called only then.
+   */
+  checkpoint?: (tick: number, snapshot: () => unknown) => void;
+  /** Set on a log being resumed (see `resumeScene`): what it lends the scene built on it. */
+  replay?: ReplayHooks;
   close: () => Promise<void>;
   closeSync: () => void;
 };
@@ -90,7 +124,8 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const maxInlineBinaryBytes = options.maxInlineBinaryBytes ?? DEFAULT_MAX_INLINE_BINARY_BYTES;
   const redactor = createRedactor({ secrets: options.redact ?? [] });
-  const serialize = { redactor, maxDepth: options.maxDepth };
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const serialize = { redactor, maxDepth };
   const accept = options.accept;
 
   assertRegularFile(absolute, 'session log');
@@ -121,6 +156,10 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
   let closed = false;
   let size = opened.size;
   let chain = opened.chain;
+  let lines = (options.mode === 'append' ? (options.lines ?? Number.NaN) : 0) + opened.added;
+  const policy = options.checkpoints === false ? undefined : { everyEvents: 10_000, ...options.checkpoints };
+  let checkpoints = policy === undefined ? 0 : lastCheckpointNumber(absolute);
+  let sinceCheckpoint = { events: 0, ticks: 0 };
   const checksums = opened.version >= 2;
   const attachments = new Set<Unsubscribe>();
   const sideDir = `${absolute}.side`;
@@ -184,8 +223,7 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
       pending = [];
       pendingBytes = 0;
       try {
-        writeAll(fs, fd, text);
-        size += Buffer.byteLength(text);
+        size += writeAll(fs, fd, text);
         if (needSync) fs.fsyncSync(fd);
       } catch (error) {
         fail(error, `at a write of ${Buffer.byteLength(text)} bytes`);
@@ -203,6 +241,8 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
   };
 
   const queue = (line: string, durable: boolean): void => {
+    lines++;
+    sinceCheckpoint.events++;
     pending.push(line);
     pendingBytes += line.length;
     queued++;
@@ -219,15 +259,23 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
 
   const record = (event: Envelope): boolean => {
     if (closed || failure !== undefined) return false;
-    if (accept !== undefined && !accept(event)) return false;
+    if (accept !== undefined && !accept(event)) {
+      // On record already (a resume's replay): the call's start is on disk.
+      if (event.type === 'tool.started') started.set(event.id, 0);
+      return false;
+    }
     try {
       // A rich result's images: small ones inline as base64, the rest in side files first, so
       // that a line never names a file that is not yet written.
-      const data = safeJson(loggedData(event, maxInlineBinaryBytes, writeBinary), serialize);
-      let json = serializeEnvelope(event, { ...serialize, dataText: data.text }).text;
-      if (Buffer.byteLength(json) > maxLineBytes) {
-        const placeholder = JSON.stringify({ $side: writeSide(event, data.text), bytes: Buffer.byteLength(data.text) });
-        json = serializeEnvelope(event, { ...serialize, dataText: placeholder }).text;
+      let json = plainEventJson(event, redactor, maxDepth);
+      // A UTF-16 unit is at most 3 bytes of UTF-8: most lines are short enough not to measure.
+      if (json === undefined || (json.length * 3 > maxLineBytes && Buffer.byteLength(json) > maxLineBytes)) {
+        const data = safeJson(loggedData(event, maxInlineBinaryBytes, writeBinary), serialize);
+        json = serializeEnvelope(event, { ...serialize, dataText: data.text }).text;
+        if (json.length * 3 > maxLineBytes && Buffer.byteLength(json) > maxLineBytes) {
+          const placeholder = JSON.stringify({ $side: writeSide(event, data.text), bytes: Buffer.byteLength(data.text) });
+          json = serializeEnvelope(event, { ...serialize, dataText: placeholder }).text;
+        }
       }
       let line = json;
       if (checksums) {
@@ -246,6 +294,24 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
     } catch (error) {
       fail(error, `at event ${event.id} (${event.type})`);
       return false;
+    }
+  };
+
+  const checkpoint = (tick: number, snapshot: () => unknown): void => {
+    if (policy === undefined || closed || failure !== undefined) return;
+    sinceCheckpoint.ticks++;
+    const due = sinceCheckpoint.events >= (policy.everyEvents ?? Number.POSITIVE_INFINITY) || sinceCheckpoint.ticks >= (policy.everyTicks ?? Number.POSITIVE_INFINITY);
+    if (!due) return;
+    flush();
+    if (failure !== undefined) return;
+    try {
+      const number = ++checkpoints;
+      const written = writeCheckpoint(absolute, number, tick, { offset: size, line: lines + 1, chain }, snapshot());
+      record({ id: `log-${randomUUID().slice(0, 8)}`, type: 'log.checkpoint', at: Date.now(), data: { number, tick, file: written.file, sha256: written.sha256 } });
+      sinceCheckpoint = { events: 0, ticks: 0 };
+    } catch (error) {
+      // A checkpoint that cannot be written costs only resume time: the log goes on, and says so.
+      record({ id: `log-${randomUUID().slice(0, 8)}`, type: 'log.error', at: Date.now(), data: { message: `checkpoint not written: ${errorMessage(error)}`, path: absolute } });
     }
   };
 
@@ -303,6 +369,7 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
       return new Promise<void>((resolve, reject) => waiters.push({ position, what, resolve, reject }));
     },
     flush,
+    checkpoint,
     closeSync,
     close: async () => closeSync(),
   };

@@ -24,6 +24,7 @@ export function brainProvider(brain: Brain, perceive: (request: ModelRequest) =>
   return {
     name,
     model: 'scripted-brain',
+    pure: true,
     completeNow,
     complete(request: ModelRequest): Promise<ModelResponse> {
       try {

@@ -4,7 +4,7 @@ import { makeAgent } from '../agent/create-agent.js';
 import type { Bus } from '../bus/bus.js';
 import { ConfigError } from '../errors.js';
 import type { Provider } from '../llm/types.js';
-import type { SessionLog } from '../record/session-log.js';
+import type { ReplayHooks, SessionLog } from '../record/session-log.js';
 import type { ToolLimiters } from '../tools/acquire-slot.js';
 import type { Tool } from '../tools/types.js';
 import type { Logger } from 'pino';
@@ -32,6 +32,8 @@ export type CastContext = {
   logger: Logger | undefined;
   perceive(agent: string, request: ModelRequest): Perception;
   model: SceneModel | undefined;
+  /** A log being resumed: providers answer from it, and calls it recorded are not run again. */
+  replay: ReplayHooks | undefined;
 };
 
 const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -94,7 +96,12 @@ export class Cast {
         seed,
       },
       // Scene-wide, not per agent: per-tool limits, the write-ahead log, the scene's budget.
-      { toolLimiters: context.toolLimiters, budgets, ...(context.log !== undefined && { log: context.log }) },
+      {
+        toolLimiters: context.toolLimiters,
+        budgets,
+        ...(context.log !== undefined && { log: context.log }),
+        ...(context.replay?.journal !== undefined && { journal: context.replay.journal }),
+      },
     );
     return new SceneMember({
       name,
@@ -120,6 +127,7 @@ export class Cast {
     let provider = this.brains.get(brain);
     if (provider === undefined) {
       provider = brainProvider(brain, (request) => this.context.perceive(request.agent, request));
+      if (this.context.replay !== undefined) provider = this.context.replay.provider(provider);
       this.brains.set(brain, provider);
     }
     return provider;
@@ -133,7 +141,7 @@ export class Cast {
         limiter = pLimit({ concurrency: this.context.modelLimit(provider.name), rejectOnClear: true });
         this.modelLimiters.set(provider.name, limiter);
       }
-      limited = limitedProvider(provider, limiter);
+      limited = limitedProvider(this.context.replay === undefined ? provider : this.context.replay.provider(provider), limiter);
       this.providers.set(provider, limited);
     }
     return limited;

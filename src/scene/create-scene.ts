@@ -6,6 +6,7 @@ import type { RunReason } from '../bus/events.js';
 import { randomIds, sequentialIds } from '../bus/ids.js';
 import { ConfigError, SceneError } from '../errors.js';
 import { createSessionLog, type SessionLog } from '../record/session-log.js';
+import type { ReplayTarget } from '../record/replay-driver.js';
 import { Cast } from './cast.js';
 import { frozenJson } from './json-value.js';
 import { takeTurn } from './take-turn.js';
@@ -18,9 +19,15 @@ import { dueMembers, isQuiet, wakeOnTimers } from './schedule.js';
 import { SpeechLog } from './speech-log.js';
 import type { CastMember, Scene, SceneAgent, SceneOptions, SceneResult, SceneStopReason, TickReport } from './types.js';
 import { createWorld } from './world-state.js';
-import { restoreScene, sceneSnapshot, type SceneSnapshot } from './scene-snapshot.js';
+import { restoreScene, sceneReplayTarget, sceneSnapshot, type SceneSnapshot } from './scene-snapshot.js';
 import type { JsonValue, WorldPath, WorldState } from './world-types.js';
 
+
+/** The replay target of a scene made by `createScene` (what `resumeScene` and `replayLog` drive). */
+export function replayTargetOf(scene: Scene): ReplayTarget {
+  if (!(scene instanceof SceneRuntime)) throw new ConfigError('resume and replay take a scene made by createScene');
+  return scene.replayTarget();
+}
 
 /**
  * Creates a scene: a world, a cast of agents (model-driven, brain-driven or mixed), a clock and a
@@ -77,12 +84,16 @@ class SceneRuntime implements Scene {
     this.clock = resolved.clock;
     this.seed = resolved.seed;
     // A stepped scene runs on simulated time with counted ids, so the same seed gives the same events.
+    // A log being resumed decides the bus's ids and checks each event as it is made.
+    const replay = typeof options.log === 'object' ? options.log.replay : undefined;
+    if (replay !== undefined && options.bus !== undefined) throw new ConfigError(`scene "${name}": a resumed scene makes its own bus; leave \`bus\` out`);
+    const ids = replay?.ids ?? options.ids;
     this.bus =
       options.bus ??
       createBus(
         this.clock.intervalMs === undefined
-          ? { ids: options.ids ?? sequentialIds(name), clock: () => this.tickCount * this.clock.tickMs }
-          : { ids: options.ids ?? randomIds() },
+          ? { ids: ids ?? sequentialIds(name), clock: () => this.tickCount * this.clock.tickMs, tap: replay?.tap }
+          : { ids: ids ?? randomIds(), tap: replay?.tap },
       );
     options.observe?.(this.bus);
     this.logger = options.logger ?? silentLogger;
@@ -115,6 +126,7 @@ class SceneRuntime implements Scene {
       logger: options.logger,
       perceive: (agent, request) => this.members.get(agent)!.perceive(request, this.tickCount, this.world),
       model: options.model,
+      replay,
     });
     this.ears = new SceneEars(name, this.bus, () => ({
       members: this.members,
@@ -243,6 +255,11 @@ class SceneRuntime implements Scene {
     restoreScene(this, snapshot);
   }
 
+  /** What a resume needs of the scene to replay its log: its agents, and how to apply recorded changes. */
+  replayTarget(): ReplayTarget {
+    return sceneReplayTarget(this);
+  }
+
   /** Sets a key of an agent's private state (`null` removes it) and publishes `private.changed`. */
   setPrivate(member: SceneMember, key: string, value: JsonValue, cause?: string): void {
     const next = { ...member.privateState };
@@ -288,6 +305,8 @@ class SceneRuntime implements Scene {
     await inWindow(picked.due, this.options.turnWindow, (member, done) => this.turn(member, tick, outcomes, done));
     let turns = 0;
     for (const count of Object.values(outcomes)) turns += count;
+    // Between ticks every turn has settled: the moment a checkpoint can hold the whole scene.
+    if (this.stopping === undefined) this.log?.checkpoint?.(tick, () => this.snapshot());
     return { tick, turns, outcomes };
   }
 
@@ -335,6 +354,7 @@ class SceneRuntime implements Scene {
   }
 
   private async shutDown(reason: string, detail: string | undefined): Promise<SceneResult> {
+    this.bus.publish('scene.stopping', { tick: this.tickCount, reason }, { scene: this.name });
     clearInterval(this.timer);
     clearTimeout(this.wallTimer);
     for (const member of this.order) if (member.busy) member.runtime.abort(`scene stopped: ${reason}`);

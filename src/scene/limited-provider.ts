@@ -13,8 +13,15 @@ export function limitedProvider(provider: Provider, limiter: LimitFunction): Pro
     complete: (request) => whenSlotFree(limiter, request, () => provider.complete(request)),
   };
   if (provider.stream !== undefined) {
-    const open = provider.stream.bind(provider);
-    limited.stream = (request) => streamWhenSlotFree(limiter, request, () => open(request));
+    // Looked up at each call, not once: a provider may stream at some moments only (one that
+    // answers from a log while a resume replays it does not).
+    Object.defineProperty(limited, 'stream', {
+      enumerable: true,
+      get: () => {
+        const open = provider.stream;
+        return open === undefined ? undefined : (request: ModelRequest) => streamWhenSlotFree(limiter, request, () => open.call(provider, request));
+      },
+    });
   }
   return limited;
 }

@@ -2,6 +2,8 @@ import type { AgentSnapshot } from '../agent/run/agent-snapshot.js';
 import { decodePlain, encodePlain } from '../agent/run/plain-value.js';
 import { SceneError } from '../errors.js';
 import type { Budget } from '../agent/budget.js';
+import type { Bus } from '../bus/bus.js';
+import type { ReplayTarget } from '../record/replay-driver.js';
 import type { JsonValue } from '../bus/event-data.js';
 import type { MemberSnapshot, SceneMember } from './scene-member.js';
 import type { SpeechLog } from './speech-log.js';
@@ -46,6 +48,9 @@ export function readSceneSnapshot(name: string, snapshot: unknown): Omit<SceneSn
 /** What a snapshot reads and a restore writes of a scene (its runtime, seen through this shape). */
 export type DurableParts = {
   readonly name: string;
+  readonly bus: Bus;
+  readonly members: ReadonlyMap<string, SceneMember>;
+  setPrivate(member: SceneMember, key: string, value: JsonValue, cause?: string): void;
   readonly seed: number;
   readonly world: WorldState;
   readonly budget: Budget | undefined;
@@ -103,4 +108,20 @@ export function restoreScene(scene: DurableParts, snapshot: unknown): void {
     scene.hasStarted = true;
     scene.startedAt = performance.now();
   }
+}
+
+/** What a resume drives: the scene's agents, its bus, and how recorded changes are applied. */
+export function sceneReplayTarget(scene: DurableParts): ReplayTarget {
+  return {
+    agent: (name) => scene.members.get(name)?.runtime,
+    publish: (event) => void scene.bus.publish(event.type, event.data as never, { agent: event.agent, scene: event.scene, cause: event.cause }),
+    applyWorld: (path, value, writer) => {
+      if (value === undefined) scene.world.delete(path, writer);
+      else scene.world.set(path, value as JsonValue, writer);
+    },
+    applyPrivate: (agent, path, value, cause) => {
+      const member = scene.members.get(agent);
+      if (member !== undefined) scene.setPrivate(member, path, value as JsonValue, cause);
+    },
+  };
 }

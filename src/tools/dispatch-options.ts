@@ -59,10 +59,10 @@ export type DispatchOptions = {
    */
   enclosing?: readonly string[];
   /**
-   * A resume's journal: for an attempt the log recorded, the way it went (resolved when the resume
-   * reaches it), so that a call whose end is on record never runs again; `undefined`: run it.
+   * A resume's journal: for an attempt the log recorded, the way it went (at once, or when the
+   * resume reaches it), so that a call whose end is on record never runs again; `undefined`: run it.
    */
-  journal?: (call: ToolCall, attempt: number) => Promise<RecordedAttempt> | undefined;
+  journal?: (call: ToolCall, attempt: number) => RecordedAttempt | Promise<RecordedAttempt> | undefined;
 };
 
 /** `dispatchCalls`'s shape, for the modules that run nested calls through it. */

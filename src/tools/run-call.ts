@@ -188,10 +188,9 @@ class CallRun implements DispatcherSource {
    * never ended, the tool itself again when it is safe to repeat (read-only or idempotent) and
    * otherwise a failure saying the outcome is unknown; `tool.interrupted` says which.
    */
-  private replayed(recorded: Promise<RecordedAttempt>): Tool {
+  private replayed(recorded: RecordedAttempt | Promise<RecordedAttempt>): Tool {
     const { tool, call, dispatch } = this;
-    const execute = async (args: Args, context: ToolContext): Promise<unknown> => {
-      const outcome = await recorded;
+    const settle = (outcome: RecordedAttempt, args: Args, context: ToolContext): unknown => {
       if (outcome.kind === 'completed') return outcome.output;
       if (outcome.kind === 'failed') throw new ToolError(outcome.error.message, outcome.error);
       const rerun = tool.readOnly === true || tool.idempotent === true;
@@ -199,6 +198,9 @@ class CallRun implements DispatcherSource {
       if (rerun) return tool.execute(args, context);
       throw new ToolError(INTERRUPTED, { kind: 'unknown', retryable: false });
     };
+    // At once when the log's next event is this attempt's end, as the tool answered the first time.
+    const execute = (args: Args, context: ToolContext): unknown =>
+      recorded instanceof Promise ? recorded.then((outcome) => settle(outcome, args, context)) : settle(recorded, args, context);
     return { ...tool, execute };
   }
 

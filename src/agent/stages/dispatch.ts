@@ -38,6 +38,7 @@ export function runCalls(run: RunState, config: AgentConfig, port: StagePort, ru
   };
   if (config.scene !== undefined) options.scene = config.scene;
   if (config.log !== undefined) options.assertRecorded = config.log.assertRecorded;
+  if (config.journal !== undefined) options.journal = config.journal;
   let work: ReturnType<typeof dispatchCallsNow>;
   try {
     work = dispatchCallsNow(

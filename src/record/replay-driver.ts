@@ -1,0 +1,373 @@
+import type { Agent } from '../agent/agent-options.js';
+import type { Envelope } from '../bus/events.js';
+import type { IdSource } from '../bus/ids.js';
+import type { Redactor } from '../bus/safe-json.js';
+import type { ModelResponse } from '../llm/types.js';
+import { ProviderError } from '../llm/provider-error.js';
+import type { ToolCall } from '../protocol/types.js';
+import type { RecordedAttempt } from '../tools/dispatch-options.js';
+import { firstDifference, loggedForm, sameEvent } from './event-match.js';
+
+/** `resume` takes tools' outcomes from the log (a recorded call never runs again); `replay` runs them again and compares. */
+export type ReplayMode = 'resume' | 'replay';
+
+/** What the driver needs of what it drives: the agents, and how to apply a recorded change of the world or of private state. */
+export type ReplayTarget = {
+  agent(name: string): Agent | undefined;
+  /** Publishes an event as the log has it (on the bus being replayed). */
+  publish(event: Envelope): void;
+  applyWorld(path: string, value: unknown, writer: { agent?: string; cause?: string }): void;
+  applyPrivate(agent: string, path: string, value: unknown, cause: string | undefined): void;
+};
+
+/** Where a run stopped following its log: the first event that differs. */
+export type Divergence = {
+  /** The event's position among the compared events, from 1. */
+  index: number;
+  /** Its line in the log (0 when the log had ended: the run made an event the log does not hold). */
+  line: number;
+  expected?: { type: string; agent?: string };
+  actual?: { type: string; agent?: string };
+  /** The first field that differs, when both events are of the same type. */
+  field?: string;
+  hint: string;
+};
+
+// Events about the log, the bus or a viewer, not about the scene: never compared.
+const IGNORED: ReadonlySet<string> = new Set(['bus.error', 'log.error', 'log.opened', 'log.checkpoint', 'inspector.paused']);
+// What a model call shows while it streams: the driver shows it again from the log.
+const STREAMED: ReadonlySet<string> = new Set(['llm.delta', 'llm.reasoning', 'llm.tool_call.delta', 'llm.superseded']);
+// What a host says or does from outside: published again as the log has it.
+const HOST_MADE: ReadonlySet<string> = new Set(['scene.event', 'agent.said', 'world.changed']);
+
+type Pending<T> = { resolve: (value: T) => void; reject: (error: unknown) => void; promise: Promise<T> };
+
+/**
+ * Runs a scene (or agents) again in lockstep with its log. Each event the run publishes is
+ * checked against the next one the log holds and gets its logged id; what the run cannot make by
+ * itself comes from the log at the moment the log has it: a model's replies (and what it
+ * streamed), the host's approvals, and, on resume, the outcomes of calls, with the changes those
+ * calls made to the world, to private state and on the bus. Once the log is used up, the run goes
+ * on live: new ids, events written, models asked, calls run.
+ */
+export class ReplayDriver {
+  readonly mode: ReplayMode;
+  private readonly expected: readonly Envelope[];
+  private readonly lines: readonly number[];
+  private readonly redactor: Redactor;
+  private target: ReplayTarget | undefined;
+  private cursor = 0;
+  private state: 'silent' | 'replaying' | 'live' | 'diverged' = 'silent';
+  private liveIds: IdSource;
+  private silentCount = 0;
+  private pumpQueued = false;
+  /** Agents whose model call the log holds, and is not answered yet: agent → its next answer. */
+  private readonly replies = new Map<string, Pending<ModelResponse>>();
+  /** Calls whose outcome the log holds, waiting for their turn: `callId#attempt` → the outcome. */
+  private readonly outcomes = new Map<string, Pending<RecordedAttempt>>();
+  /** Ids of recorded calls' starts and of what they made: events that follow from them are the log's to make. */
+  private readonly made = new Set<string>();
+  /** Agents with a recorded call in flight: a world or private change of theirs without a cause is the call's. */
+  private readonly calling = new Map<string, number>();
+  /** Agents whose model call was asked (its `llm.request` is behind) and not yet answered. */
+  private readonly askingAgents = new Set<string>();
+  private readonly ended: Pending<void>;
+  divergence: Divergence | undefined;
+
+  constructor(mode: ReplayMode, expected: readonly Envelope[], lines: readonly number[], redactor: Redactor, liveIds: IdSource) {
+    this.mode = mode;
+    this.expected = expected;
+    this.lines = lines;
+    this.redactor = redactor;
+    this.liveIds = liveIds;
+    this.ended = pending<void>();
+  }
+
+  /** Resolves once the run has used up the log (or diverged from it). */
+  get done(): Promise<void> {
+    return this.ended.promise;
+  }
+
+  get replaying(): boolean {
+    return this.state === 'replaying';
+  }
+
+  /**
+   * Starts following the log: every event published from now on is checked against it. Before,
+   * while a scene is built and restored from a checkpoint, events are neither checked nor written.
+   */
+  follow(): void {
+    if (this.state === 'silent') this.state = 'replaying';
+  }
+
+  /** Hands the driver what it drives, once built, and starts making what the log makes. */
+  begin(target: ReplayTarget): void {
+    this.target = target;
+    this.follow();
+    this.pump();
+  }
+
+  /** The ids of the bus: the logged one of the next event while replaying, new ones otherwise. */
+  readonly ids: IdSource = () => {
+    if (this.state === 'replaying') {
+      this.skipIgnored();
+      const next = this.expected[this.cursor];
+      if (next !== undefined) return next.id;
+    }
+    if (this.state === 'silent') return `replay-silent-${++this.silentCount}`;
+    return this.liveIds();
+  };
+
+  /** The last event checked against the log: on record already, even when the log ended with it. */
+  private lastMatched: Envelope | undefined;
+
+  /** Whether the log should write an event: only what the run made after the log was used up. */
+  readonly accept = (event: Envelope): boolean => this.state === 'live' && event !== this.lastMatched;
+
+  /** Whether an agent's model call is the one the log holds: a deliberation asked and not yet answered. */
+  asking(agent: string): boolean {
+    return this.state === 'replaying' && this.askingAgents.has(agent);
+  }
+
+  /** Sees every event as it is published: checks it against the log and moves on. */
+  readonly tap = (event: Envelope): void => {
+    if (this.state !== 'replaying' || IGNORED.has(event.type)) return;
+    this.skipIgnored();
+    const expected = this.expected[this.cursor];
+    if (expected === undefined) return this.goLive();
+    const wanted = loggedForm(expected, this.redactor);
+    const got = loggedForm(event, this.redactor);
+    if (!sameEvent(wanted, got)) return this.diverge(expected, event, firstDifference(wanted, got));
+    this.cursor++;
+    this.lastMatched = event;
+    this.note(event);
+    // Used up: what the run publishes next, in this same step, is new, and is written.
+    if (this.nextIndex() >= this.expected.length) this.goLive();
+    else this.schedulePump();
+  };
+
+  /**
+   * A model call's answer as the log holds it, for the agent that just asked: at once when it is
+   * the log's next event, else when the run reaches it. `undefined`: the log holds none (ask the model).
+   */
+  reply(agent: string): ModelResponse | Promise<ModelResponse> | undefined {
+    if (this.state !== 'replaying') return undefined;
+    // What the model streamed comes first, now: a reply that came at once comes at once again.
+    this.makeOwned();
+    const at = this.findFrom(this.cursor, (event) => event.agent === agent && (event.type === 'llm.response' || event.type === 'llm.error'));
+    if (at === undefined) {
+      // Asked, but the log ends before the answer: ask the model once the log is used up.
+      const waiting = pending<ModelResponse>();
+      this.replies.set(agent, waiting);
+      return waiting.promise;
+    }
+    if (at === this.nextIndex() && this.replies.get(agent) === undefined) return answerOf(this.expected[at]!);
+    const waiting = pending<ModelResponse>();
+    this.replies.set(agent, waiting);
+    this.schedulePump();
+    return waiting.promise;
+  }
+
+  /** A call attempt's outcome as the log holds it (resume only): at once when it is next, else when reached. */
+  attempt(call: ToolCall, attempt: number): RecordedAttempt | Promise<RecordedAttempt> | undefined {
+    if (this.mode !== 'resume' || this.state !== 'replaying') return undefined;
+    // What the call did comes first, now: a call that ended at once ends at once again.
+    this.makeOwned();
+    const ends = (event: Envelope): boolean =>
+      (event.type === 'tool.completed' || event.type === 'tool.failed') &&
+      (event.data as { callId: string; attempt: number }).callId === call.callId &&
+      (event.data as { attempt: number }).attempt === attempt;
+    const at = this.findFrom(this.cursor, ends);
+    if (at !== undefined && at === this.nextIndex()) return outcomeOf(this.expected[at]!);
+    const waiting = pending<RecordedAttempt>();
+    this.outcomes.set(`${call.callId}#${attempt}`, waiting);
+    this.schedulePump();
+    return waiting.promise;
+  }
+
+  private note(event: Envelope): void {
+    if (event.agent !== undefined) {
+      if (event.type === 'llm.request') this.askingAgents.add(event.agent);
+      else if (event.type === 'llm.response' || event.type === 'agent.finished') this.askingAgents.delete(event.agent);
+    }
+    // On resume no recorded call runs: what it did (world and private changes, nested calls,
+    // speech) is the log's to make, the events that follow from its start.
+    if (this.mode === 'resume' && event.type === 'tool.started') {
+      this.made.add(event.id);
+      if (event.agent !== undefined) this.calling.set(event.agent, (this.calling.get(event.agent) ?? 0) + 1);
+    }
+    // What a call made follows from it; a turn it woke (`agent.triggered`) is the run's own.
+    if (event.cause !== undefined && event.type !== 'agent.triggered' && this.made.has(event.cause)) this.made.add(event.id);
+    if ((event.type === 'tool.completed' || event.type === 'tool.failed') && event.agent !== undefined && this.calling.has(event.agent)) {
+      const left = (this.calling.get(event.agent) ?? 1) - 1;
+      if (left <= 0) this.calling.delete(event.agent);
+      else this.calling.set(event.agent, left);
+    }
+  }
+
+  private schedulePump(): void {
+    if (this.pumpQueued) return;
+    this.pumpQueued = true;
+    queueMicrotask(() => {
+      this.pumpQueued = false;
+      this.pump();
+    });
+  }
+
+  /** Makes what the log holds and the run cannot make by itself, in the log's order, until the run must act. */
+  private pump(): void {
+    this.makeOwned();
+    if (this.state !== 'replaying') return;
+    const next = this.expected[this.nextIndex()];
+    if (next === undefined) return this.goLive();
+    this.answer(next);
+  }
+
+  /** Makes the log's next events while they are the log's to make. */
+  private makeOwned(): void {
+    while (this.state === 'replaying' && this.target !== undefined) {
+      const next = this.expected[this.nextIndex()];
+      if (next === undefined || !this.owned(next)) return;
+      this.make(next);
+    }
+  }
+
+  /**
+   * Whether the run cannot make `event` itself, so the log makes it: what a model streamed, what
+   * follows from a recorded call (resume), a change without a cause by an agent with a recorded
+   * call in flight, and what the host did from outside (events with no cause and no agent's run).
+   */
+  private owned(event: Envelope): boolean {
+    if (STREAMED.has(event.type)) return event.agent !== undefined && this.replies.has(event.agent);
+    if (event.cause !== undefined) return event.type !== 'agent.triggered' && this.made.has(event.cause);
+    if (event.type === 'world.changed' || event.type === 'private.changed') return event.agent === undefined || this.calling.has(event.agent);
+    return HOST_MADE.has(event.type);
+  }
+
+  /** Publishes (or applies) a logged event the run cannot make itself; the tap checks it like any other. */
+  private make(event: Envelope): void {
+    const target = this.target!;
+    const data = event.data as Record<string, unknown>;
+    if (event.type === 'world.changed') return target.applyWorld(data.path as string, data.value, { agent: event.agent, cause: event.cause });
+    if (event.type === 'private.changed') return target.applyPrivate(event.agent!, data.path as string, data.value, event.cause);
+    target.publish(event);
+  }
+
+  /** Hands the run what it waits for when the log's next event is its: a reply, an outcome, a decision. */
+  private answer(next: Envelope): void {
+    const data = next.data as Record<string, unknown>;
+    if ((next.type === 'llm.response' || next.type === 'llm.error') && next.agent !== undefined) {
+      const waiting = this.replies.get(next.agent);
+      if (waiting === undefined) return;
+      this.replies.delete(next.agent);
+      if (next.type === 'llm.response') waiting.resolve(answerOf(next));
+      else waiting.reject(failureOf(next));
+      return;
+    }
+    if (next.type === 'tool.completed' || next.type === 'tool.failed') {
+      const key = `${data.callId as string}#${data.attempt as number}`;
+      const waiting = this.outcomes.get(key);
+      if (waiting === undefined) return;
+      this.outcomes.delete(key);
+      waiting.resolve(outcomeOf(next));
+      return;
+    }
+    if ((next.type === 'tool.approval.resolved' || next.type === 'tool.result.approval.resolved') && next.agent !== undefined) {
+      const agent = this.target!.agent(next.agent);
+      const { callId, approved, reason } = data as { callId: string; approved: boolean; reason?: string };
+      if (agent === undefined) return;
+      if (next.type === 'tool.approval.resolved') {
+        if (approved) agent.approve(callId);
+        else agent.deny(callId, reason ?? 'denied');
+      } else if (approved) agent.approveResult(callId);
+      else agent.rejectResult(callId, reason ?? 'rejected');
+    }
+  }
+
+  /** The log is used up: everything still waiting goes on live. */
+  private goLive(): void {
+    this.state = 'live';
+    for (const [agent, waiting] of this.replies) waiting.reject(new LiveAgain(agent));
+    this.replies.clear();
+    for (const waiting of this.outcomes.values()) waiting.resolve({ kind: 'interrupted' });
+    this.outcomes.clear();
+    this.ended.resolve();
+  }
+
+  private diverge(expected: Envelope | undefined, actual: Envelope | undefined, field: string | undefined): void {
+    if (this.state === 'diverged') return;
+    this.state = 'diverged';
+    const index = this.cursor;
+    const describe = (event: Envelope | undefined) => (event === undefined ? undefined : { type: event.type, ...(event.agent !== undefined && { agent: event.agent }) });
+    this.divergence = {
+      index: index + 1,
+      line: this.lines[index] ?? 0,
+      ...(expected !== undefined && { expected: describe(expected)! }),
+      ...(actual !== undefined && { actual: describe(actual)! }),
+      ...(field !== undefined && { field }),
+      hint: hintFor(expected, actual, field),
+    };
+    this.ended.resolve();
+  }
+
+  private nextIndex(): number {
+    this.skipIgnored();
+    return this.cursor;
+  }
+
+  private skipIgnored(): void {
+    while (this.cursor < this.expected.length && IGNORED.has(this.expected[this.cursor]!.type)) this.cursor++;
+  }
+
+  private findFrom(from: number, test: (event: Envelope) => boolean): number | undefined {
+    for (let index = from; index < this.expected.length; index++) if (test(this.expected[index]!)) return index;
+    return undefined;
+  }
+}
+
+/** Thrown to a model call the log asked but never answered: the caller asks the model itself. */
+export class LiveAgain extends Error {
+  constructor(agent: string) {
+    super(`the log holds no answer to ${agent}'s model call: asking the model`);
+    this.name = 'LiveAgain';
+  }
+}
+
+function answerOf(event: Envelope): ModelResponse {
+  const { text, toolCalls, finishReason, stopSequence, usage, passed } = event.data as Record<string, unknown>;
+  const response: ModelResponse = { text: text as string, finishReason: finishReason as ModelResponse['finishReason'] };
+  if (toolCalls !== undefined) response.toolCalls = toolCalls as ModelResponse['toolCalls'];
+  if (stopSequence !== undefined) response.stopSequence = stopSequence as string;
+  if (usage !== undefined) response.usage = usage as ModelResponse['usage'];
+  if (passed === true) response.passed = true;
+  return response;
+}
+
+function failureOf(event: Envelope): ProviderError {
+  const { kind, message, retryable, retryAfterMs } = event.data as { kind: ProviderError['kind']; message: string; retryable: boolean; retryAfterMs?: number };
+  return new ProviderError(kind, message, { retryable, ...(retryAfterMs !== undefined && { retryAfterMs }) });
+}
+
+function outcomeOf(event: Envelope): RecordedAttempt {
+  const data = event.data as { output?: unknown; error?: RecordedAttempt & { kind: string } };
+  return event.type === 'tool.completed' ? { kind: 'completed', output: data.output } : { kind: 'failed', error: data.error as never };
+}
+
+function pending<T>(): Pending<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  // Nobody may be waiting when the log ends; an unhandled rejection must not crash the process.
+  promise.catch(() => undefined);
+  return { resolve, reject, promise };
+}
+
+function hintFor(expected: Envelope | undefined, actual: Envelope | undefined, field: string | undefined): string {
+  if (expected === undefined) return 'the run made an event the log does not hold: the scene did more than it did when the log was written';
+  if (actual === undefined) return 'the log holds an event the run cannot make: the scene or its tools changed since the log was written';
+  if (expected.type !== actual.type) return 'the run took another path here: the scene, its tools or its brains changed, or depend on something outside the log (time, files, randomness not from the seed)';
+  return `the same event with other data${field === undefined ? '' : ` at ${field}`}: a tool or brain gave another answer than when the log was written`;
+}

@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { Logger } from 'pino';
+import type { Bus } from '../bus/bus.js';
+import type { SceneRecipe } from '../bus/event-data.js';
+import type { Envelope } from '../bus/events.js';
+import { sequentialIds } from '../bus/ids.js';
+import { LogError, TroupeError } from '../errors.js';
+import { resolveModel, type ResolveModelOptions } from '../llm/resolve-model.js';
+import { replayTargetOf } from '../scene/create-scene.js';
+import type { SceneDefinition } from '../scene/define-scene.js';
+import type { SceneModel, SceneResult } from '../scene/types.js';
+import { latestCheckpoint } from './checkpoints.js';
+import { readLogStart, readLogTail } from './log-reader.js';
+import { replayable } from './log-segments.js';
+import { recordedProvider } from './recorded-provider.js';
+import { createRedactor } from './redact.js';
+import { ReplayDriver, type Divergence } from './replay-driver.js';
+import { createSessionLog, type SessionLog, type SessionLogOptions } from './session-log.js';
+
+/** The options of `resumeScene`. */
+export type ResumeSceneOptions = {
+  /** The scene the log recorded (`troupe resume` loads it from the log's recipe). */
+  definition: SceneDefinition;
+  /**
+   * The hash of the definition's source now (see `definitionHash`): a resume refuses to go on when
+   * it differs from the one the log recorded. Leave it out to skip the check.
+   */
+  definitionHash?: string;
+  /** The model the scene's members run on (default: the log's `--model`, made again from the environment). */
+  model?: SceneModel;
+  /** How a model spec is made into a provider (environment, adapter loading). */
+  resolve?: ResolveModelOptions;
+  /** Subscribes to the scene's bus before any event (as `createScene`'s `observe`). */
+  observe?: (bus: Bus) => void;
+  logger?: Logger;
+  /** Options of the log as it goes on being written (fsync, redaction, checkpoints). */
+  log?: Omit<SessionLogOptions, 'mode' | 'accept' | 'lines'>;
+};
+
+/** How a resume went: the scene's result, and where it took up. */
+export type ResumeResult = {
+  result: SceneResult;
+  /** The tick the resume started from (its checkpoint's, 0 without one). */
+  fromTick: number;
+  /** The checkpoint it started from, when there was one. */
+  checkpoint?: number;
+  /** Events of the log it replayed before going on live. */
+  replayed: number;
+  /** Checkpoints it passed over because they were damaged, each with why. */
+  skippedCheckpoints: { file: string; reason: string }[];
+};
+
+/**
+ * Continues the scene a session log recorded, to the end it would have reached, appending to the
+ * same log. The log says how to build it again (scene, options, seed, ticks, model); the newest
+ * good checkpoint gives its state, and the events after it are replayed in lockstep: a model's
+ * replies come from the log and a call whose end the log holds never runs again; a call that was
+ * running when the process died runs again only when its tool is read-only or idempotent (else
+ * the model hears its outcome is unknown); approvals that were waiting are requested again.
+ * Throws `TroupeError` (`resume_refused`) when the log cannot be trusted or does not fit, and
+ * (`replay_diverged`) when the scene does not replay as the log recorded.
+ *
+ * @example
+ * const { result } = await resumeScene('runs/tavern.jsonl', { definition: tavernScene });
+ */
+export async function resumeScene(logPath: string, options: ResumeSceneOptions): Promise<ResumeResult> {
+  const path = resolve(logPath);
+  const refuse = (why: string): never => {
+    throw new TroupeError('resume_refused', `cannot resume ${path}: ${why}`);
+  };
+  const { header, start, text } = readLogStart(path);
+  const opened = firstOpened(text);
+  const recipe = opened?.data.recipe;
+  if (opened === undefined || recipe === undefined) return refuse('it records no scene recipe (it was not written by troupe run, or its first lines are lost)');
+  if (options.definitionHash !== undefined && options.definitionHash !== recipe.definitionHash) {
+    return refuse(`the code of scene "${recipe.scene}" changed since the log was written (definition hash ${recipe.definitionHash.slice(0, 12)}…, now ${options.definitionHash.slice(0, 12)}…)`);
+  }
+  const { checkpoint, rejected } = latestCheckpoint(path);
+  const tail = readLogTail(path, header, checkpoint?.position ?? start);
+  if (tail.tampered.length > 0) {
+    const first = tail.tampered[0]!;
+    return refuse(`line ${first.lineNumber} does not match its checksum: the log was changed by hand (${first.reason}); a resume needs the log as troupe wrote it`);
+  }
+  const plan = replayable(tail.events, tail.lines);
+  if (plan.finished !== undefined) return refuse(`the run finished (reason ${plan.finished.reason}, line ${plan.finished.line}): there is nothing to resume`);
+  const lastLine = tail.lines.at(-1) ?? checkpoint?.position.line ?? start.line;
+  const run = `r${randomUUID().slice(0, 8)}`;
+  const redactor = createRedactor({ secrets: options.log?.redact ?? [] });
+  const driver = new ReplayDriver('resume', plan.events, plan.lines, redactor, sequentialIds(`${recipe.scene}-${run}`));
+  let goneLive = false;
+  const log = createSessionLog(path, {
+    ...options.log,
+    mode: 'append',
+    lines: lastLine + (tail.quarantined.length > 0 ? 1 : 0),
+    accept: (event) => {
+      if (!driver.accept(event)) return false;
+      if (!goneLive) {
+        goneLive = true;
+        // The new segment's own line, before its first event.
+        log.record(openedEvent(run, opened.data.run, recipe, checkpoint?.tick ?? 0, checkpoint?.number));
+      }
+      return true;
+    },
+  });
+  log.replay = {
+    ids: driver.ids,
+    tap: driver.tap,
+    provider: (provider) => recordedProvider(provider, driver),
+    journal: (call, attempt) => driver.attempt(call, attempt),
+  };
+  try {
+    const model = options.model ?? (recipe.model === undefined ? undefined : await recipeModel(recipe, options.resolve));
+    // Without a checkpoint the run starts over, and the scene's first events (its agents spawning)
+    // are the log's first: they are followed from the start.
+    if (checkpoint === undefined) driver.follow();
+    const scene = await options.definition.create({
+      seed: recipe.seed,
+      options: recipe.options as Record<string, string | number | boolean>,
+      log,
+      ...(options.observe !== undefined && { observe: options.observe }),
+      ...(options.logger !== undefined && { logger: options.logger }),
+      ...(model !== undefined && { model }),
+    });
+    if (scene.clockMode !== 'stepped') refuse(`scene "${recipe.scene}" runs on a ${scene.clockMode} clock; a resume replays stepped scenes only`);
+    if (checkpoint !== undefined) scene.restore(checkpoint.snapshot as never);
+    driver.begin(replayTargetOf(scene));
+    const stopOnDivergence = driver.done.then(async () => {
+      if (driver.divergence !== undefined) await scene.stop('error');
+    });
+    const left = recipe.ticks === undefined ? Number.POSITIVE_INFINITY : recipe.ticks - scene.tick;
+    const result = left > 0 ? await scene.run({ ticks: left }) : await scene.stop('ticks');
+    await Promise.race([stopOnDivergence, Promise.resolve()]);
+    if (driver.divergence !== undefined) {
+      throw new TroupeError('replay_diverged', `cannot resume ${path}: ${describeDivergence(driver.divergence)}`);
+    }
+    return {
+      result,
+      fromTick: checkpoint?.tick ?? 0,
+      ...(checkpoint !== undefined && { checkpoint: checkpoint.number }),
+      replayed: plan.events.length,
+      skippedCheckpoints: rejected,
+    };
+  } finally {
+    await log.close();
+  }
+}
+
+/** One line on where a run left its log: event number and line, types, the field, and a hint. */
+export function describeDivergence(divergence: Divergence): string {
+  const { index, line, expected, actual, field, hint } = divergence;
+  const name = (event: Divergence['expected']) => (event === undefined ? 'nothing' : `${event.type}${event.agent === undefined ? '' : ` of ${event.agent}`}`);
+  const where = line > 0 ? `event ${index} (line ${line})` : `event ${index}`;
+  const detail = field === undefined ? '' : ` (they differ at ${field})`;
+  return `the run left its log at ${where}: the log has ${name(expected)}, the run made ${name(actual)}${detail}; ${hint}`;
+}
+
+/** The log's first event when it is the run's `log.opened` (read from the start of the file only). */
+function firstOpened(start: string): Envelope<'log.opened'> | undefined {
+  const line = start.split('\n')[1];
+  if (line === undefined) return undefined;
+  try {
+    const event = JSON.parse(line) as Envelope;
+    return event.type === 'log.opened' ? (event as Envelope<'log.opened'>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function openedEvent(run: string, resumes: string, recipe: SceneRecipe, fromTick: number, checkpoint: number | undefined): Envelope<'log.opened'> {
+  return {
+    id: `log-${run}`,
+    type: 'log.opened',
+    at: Date.now(),
+    data: { run, kind: 'resume', recipe, resumes, fromTick, ...(checkpoint !== undefined && { checkpoint }) },
+  } as Envelope<'log.opened'>;
+}
+
+/**
+ * Writes a run's first line into its log: its id and the recipe to build the scene again, what
+ * `resumeScene` and `troupe resume` read. Returns the run's id.
+ */
+export function recordRecipe(log: SessionLog, recipe: SceneRecipe): string {
+  const run = `r${randomUUID().slice(0, 8)}`;
+  log.record({ id: `log-${run}`, type: 'log.opened', at: Date.now(), data: { run, kind: 'run', recipe } } as Envelope<'log.opened'>);
+  return run;
+}
+
+async function recipeModel(recipe: SceneRecipe, options: ResolveModelOptions | undefined): Promise<SceneModel> {
+  const { spec, protocol } = recipe.model!;
+  try {
+    const provider = await resolveModel(spec, options);
+    return protocol === undefined ? { provider } : { provider, protocol };
+  } catch (error) {
+    throw new LogError('log_format', `the log's model ${spec} cannot be made again: ${(error as Error).message}`, { cause: error });
+  }
+}
