@@ -83,6 +83,22 @@ describe('aiSdkProvider: failures', () => {
     expect(await failure(aiSdkProvider(failing(refused)).complete(request()))).toMatchObject({ kind: 'network', retryable: true });
   });
 
+  it('reports an answer that broke off while it was read (provider-utils says HTTP 200) as a retryable network error', async () => {
+    const cut = new APICallError({
+      message: 'Failed to process successful response',
+      url: 'https://api.example.test/v1/chat/completions',
+      requestBodyValues: {},
+      statusCode: 200,
+      isRetryable: true,
+      cause: new TypeError('terminated'),
+    });
+    expect(await failure(aiSdkProvider(failing(cut)).complete(request()))).toMatchObject({
+      kind: 'network',
+      retryable: true,
+      message: 'mock-provider: the answer broke off while it was read (Failed to process successful response: terminated)',
+    });
+  });
+
   it('keeps key-like strings out of the messages', async () => {
     const error = await failure(aiSdkProvider(failing(httpError(401, {}, 'Incorrect API key provided: sk-proj-abcdefghijklmnopqrstuvwx1234'))).complete(request()));
     expect(error.message).not.toContain('sk-proj-abcdefghijklmnopqrstuvwx1234');

@@ -30,6 +30,14 @@ const KINDS: ReadonlyMap<string, ProviderErrorKind> = new Map([
 export function aiSdkFailure(thrown: unknown, provider: string, signal: AbortSignal): unknown {
   if (signal.aborted || thrown instanceof ProviderError) return thrown;
   const name = (thrown as { name?: unknown } | null)?.name;
+  const status = (thrown as { statusCode?: unknown } | null)?.statusCode;
+  if (name === 'AI_APICallError' && typeof status === 'number' && status < 400) {
+    // provider-utils reports a failure to read an answer the server began (a stream cut under
+    // it, a body that does not parse) as an APICallError with the answer's status, 200.
+    const cause = (thrown as { cause?: unknown }).cause;
+    const detail = cause === undefined ? describe(thrown) : `${describe(thrown)}: ${describe(cause)}`;
+    return new ProviderError('network', `${provider}: the answer broke off while it was read (${redactKeyLike(detail)})`, { retryable: true, cause: thrown });
+  }
   const kind = typeof name === 'string' ? KINDS.get(name) : undefined;
   if (kind === undefined) return thrown;
   return new ProviderError(kind, `${provider}: ${redactKeyLike(describe(thrown))}`, { cause: thrown });
