@@ -119,6 +119,12 @@ describe('aiSdkProvider: a stream that fails part-way', () => {
     expect((await streamFailure(aiSdkProvider(model).stream!(request()))).error).toMatchObject({ kind: 'rate_limit', retryAfterMs: 4_000 });
   });
 
+  it('reports an error part saying the answer broke off (HTTP 200) as network, not as the status', async () => {
+    const cut = new APICallError({ message: 'Failed to process successful response', url: 'https://api.example.test/v1', requestBodyValues: {}, statusCode: 200 });
+    const model = new MockLanguageModelV3({ doStream: streamed([{ type: 'stream-start', warnings: [] }, { type: 'error', error: cut }]) });
+    expect((await streamFailure(aiSdkProvider(model).stream!(request()))).error).toMatchObject({ kind: 'network', retryable: true });
+  });
+
   it('fails a stream that ends without its finish part as network, never a short answer', async () => {
     const model = new MockLanguageModelV3({ doStream: streamed(textParts(['Player 7 is']).slice(0, -1)) });
     const { shown, error } = await streamFailure(aiSdkProvider(model).stream!(request()));

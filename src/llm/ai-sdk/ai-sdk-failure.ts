@@ -49,10 +49,10 @@ export function aiSdkFailure(thrown: unknown, provider: string, signal: AbortSig
  * as Anthropic's `overloaded_error`) is a `server` failure, retried from scratch.
  */
 export function streamFailure(error: unknown, provider: string, signal: AbortSignal): unknown {
-  const record = error as { statusCode?: unknown; status?: unknown } | null;
-  if (typeof record?.statusCode === 'number' || typeof record?.status === 'number') return error;
   const mapped = aiSdkFailure(error, provider, signal);
   if (mapped !== error || signal.aborted) return mapped;
+  const record = error as { statusCode?: unknown; status?: unknown } | null;
+  if (typeof record?.statusCode === 'number' || typeof record?.status === 'number') return error;
   return new ProviderError('server', `${provider}: the model's stream reported an error: ${redactKeyLike(describe(error))}`, { retryable: true, cause: error });
 }
 
