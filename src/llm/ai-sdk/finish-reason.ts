@@ -27,8 +27,9 @@ const ACTION_CLOSER = '</ACTION>';
  * specification's `stop` covers both a natural end and a stop sequence and never says which
  * sequence fired, so: the raw `stop_sequence` (Anthropic) names it through the provider's metadata
  * or the one sequence asked for; otherwise an `<ACTION>` left open at a stop, when `</ACTION>`
- * was asked for, is that sequence stripped (PROTOCOL.md rule 5), as the OpenAI and Gemini adapters
- * report it. `other` and v2's `unknown` end the turn like `stop`, keeping the text.
+ * was asked for, is that sequence, stripped by the provider (the parser accepts a stripped closer
+ * when the reply says so), as the OpenAI and Gemini adapters report it. `other` and v2's
+ * `unknown` end the turn like `stop`, keeping the text.
  */
 export function finishOf(reason: LanguageModelV2FinishReason | LanguageModelV3FinishReason | undefined, facts: FinishFacts): Finish {
   const unified = typeof reason === 'object' && reason !== null ? reason.unified : reason;
