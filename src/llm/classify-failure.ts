@@ -105,14 +105,17 @@ function header(headers: HeaderSource, name: string): string | undefined {
 
 /**
  * Reads the facts out of whatever a client library threw: the official clients put `status` and
- * `headers` on their API errors, and undici puts the socket's `code` on the error or its cause.
+ * `headers` on their API errors (the AI SDK's APICallError says `statusCode` and
+ * `responseHeaders`), and undici puts the socket's `code` on the error or its cause.
  */
 export function factsOf(error: unknown): FailureFacts {
   if (error === null || typeof error !== 'object') return { message: String(error) };
-  const record = error as { status?: unknown; headers?: unknown; code?: unknown; cause?: unknown; message?: unknown };
+  const record = error as { status?: unknown; statusCode?: unknown; headers?: unknown; responseHeaders?: unknown; code?: unknown; cause?: unknown; message?: unknown };
   const facts: FailureFacts = { message: typeof record.message === 'string' ? record.message : String(error) };
-  if (typeof record.status === 'number') facts.status = record.status;
-  if (record.headers !== null && typeof record.headers === 'object') facts.headers = record.headers as HeaderSource;
+  const status = record.status ?? record.statusCode;
+  if (typeof status === 'number') facts.status = status;
+  const headers = record.headers ?? record.responseHeaders;
+  if (headers !== null && typeof headers === 'object') facts.headers = headers as HeaderSource;
   const code = codeOf(record) ?? codeOf(record.cause) ?? codeOf((record.cause as { cause?: unknown } | undefined)?.cause);
   if (code !== undefined) facts.code = code;
   return facts;

@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../', import.meta.url);
 
-/** The client libraries, which only the adapters may load (they are optional peer dependencies). */
-const CLIENT_LIBRARY = /^(openai|@anthropic-ai\/sdk|@google\/genai)(?:\/|$)/;
+/** The client libraries, which only the adapters may load (they are optional peer dependencies); the AI SDK's packages too. */
+const CLIENT_LIBRARY = /^(openai|@anthropic-ai\/sdk|@google\/genai|ai|@ai-sdk\/[^/]+)(?:\/|$)/;
 
 /** Where a client library may be named: each adapter's folder and its provider module. */
-const ADAPTER_FILE = /^src\/llm\/(?:openai|anthropic|gemini)(?:\/|-provider\.ts$)/;
+const ADAPTER_FILE = /^src\/llm\/(?:openai|anthropic|gemini|ai-sdk)(?:\/|-provider\.ts$)/;
 
 /** Every TypeScript file under `src/`, relative to the repository. */
 function sourceFiles(): string[] {
@@ -54,10 +54,13 @@ for (const spec of ['openai:gpt-4o', 'ollama:qwen2.5', 'anthropic:claude-sonnet-
   report.specs[spec] = await outcome(resolveModel(spec, { env: {} }));
 }
 report.adapter = await outcome(import(new URL('src/llm/openai/index.ts', root)));
+// The AI SDK adapter names the AI SDK in types only: the model object brings its own code.
+report.aiSdk = await outcome(import(new URL('src/llm/ai-sdk/index.ts', root)));
+report.aiSdkHidden = await outcome(import('@ai-sdk/provider'));
 console.log(JSON.stringify(report));
 `;
 
-type Report = { shared: Record<string, string>; specs: Record<string, string>; adapter: string };
+type Report = { shared: Record<string, string>; specs: Record<string, string>; adapter: string; aiSdk: string; aiSdkHidden: string };
 
 describe('the module graph', () => {
   it('names no client library outside the adapters, not even in a type import', () => {
@@ -80,5 +83,7 @@ describe('the module graph', () => {
     });
     // The hook does hide them: an adapter's own entry fails to load.
     expect(report.adapter).toMatch(/^Cannot find package 'openai' imported from /);
+    expect(report.aiSdkHidden).toMatch(/^Cannot find package '@ai-sdk\/provider'/);
+    expect(report.aiSdk).toBe('loaded');
   });
 });

@@ -41,7 +41,7 @@ describe('the packed package', () => {
   it('installs without any model client library: they are optional peers', () => {
     const installed = readdirSync(join(project, 'node_modules'));
     expect(installed).toContain('troupe');
-    for (const client of ['openai', '@anthropic-ai', '@google']) expect(installed).not.toContain(client);
+    for (const client of ['openai', '@anthropic-ai', '@google', '@ai-sdk', 'ai']) expect(installed).not.toContain(client);
   });
 
   it('compiles with skipLibCheck false and runs an agent and every subpath but the adapters', () => {
@@ -79,6 +79,31 @@ console.log(JSON.stringify({ reason: result.reason, text: result.text, used }));
     const output = run(process.execPath, ['out/index.js'], project);
     expect(JSON.parse(output)).toEqual({ reason: 'final_answer', text: 'Player 7 is Ana.', used: 8 });
   }, 120_000);
+
+  it('drives an AI SDK model from troupe/ai-sdk, compiled with skipLibCheck false against the packages a user installs', () => {
+    // @types/json-schema: @ai-sdk/provider's own declarations import it, and skipLibCheck false checks them.
+    run('npm', ['install', '--prefer-offline', '--no-package-lock', '--no-save', '@ai-sdk/provider@3.0.19', '@ai-sdk/openai-compatible@2.0.92', '@types/json-schema@7.0.15'], project);
+    writeFileSync(
+      join(project, 'ai-sdk.ts'),
+      `import { createAgent } from 'troupe';
+import { aiSdkProvider } from 'troupe/ai-sdk';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+
+const local = createOpenAICompatible({ name: 'ollama', baseURL: 'http://127.0.0.1:11434/v1' });
+const provider = aiSdkProvider(local('qwen2.5'), { timeoutMs: 30_000 });
+const agent = createAgent({ name: 'referee', provider });
+console.log(JSON.stringify({ name: provider.name, model: provider.model, accepts: provider.accepts, agent: agent.name }));
+`,
+    );
+    run(process.execPath, [tsc, '-p', '.'], project);
+    const output = run(process.execPath, ['out/ai-sdk.js'], project);
+    expect(JSON.parse(output)).toEqual({
+      name: 'ollama.chat',
+      model: 'qwen2.5',
+      accepts: { imagesInUserMessages: false, imagesInToolResults: false },
+      agent: 'referee',
+    });
+  }, 180_000);
 
   it('says which package to install when an adapter is imported without its client', () => {
     writeFileSync(join(project, 'adapter.mjs'), "await import('troupe/openai');");
