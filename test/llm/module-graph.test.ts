@@ -6,10 +6,10 @@ import { describe, expect, it } from 'vitest';
 const root = new URL('../../', import.meta.url);
 
 /** The client libraries, which only the adapters may load (they are optional peer dependencies). */
-const CLIENT_LIBRARY = /^(openai|@anthropic-ai\/sdk|@google\/genai)(?:\/|$)/;
+const CLIENT_LIBRARY = /^(openai|@anthropic-ai\/sdk|@google\/genai|@opentelemetry\/[^/]+)(?:\/|$)/;
 
-/** Where a client library may be named: each adapter's folder and its provider module. */
-const ADAPTER_FILE = /^src\/llm\/(?:openai|anthropic|gemini)(?:\/|-provider\.ts$)/;
+/** Where a client library may be named: each adapter's folder and its provider module, and `troupe/otel`'s folder. */
+const ADAPTER_FILE = /^src\/(?:llm\/(?:openai|anthropic|gemini)(?:\/|-provider\.ts$)|otel\/)/;
 
 /** Every TypeScript file under `src/`, relative to the repository. */
 function sourceFiles(): string[] {

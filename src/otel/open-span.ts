@@ -1,0 +1,61 @@
+import { context, SpanStatusCode, trace, type Attributes, type Context, type HrTime, type Span, type SpanKind, type Tracer } from '@opentelemetry/api';
+import { GEN_AI, INTERRUPTED } from './semconv.js';
+
+/** A span troupe started and has not ended yet, with the time it started (epoch ms). */
+export type OpenSpan = {
+  span: Span;
+  startMs: number;
+  /** The context that makes `span` the parent: made once, when its first child starts. */
+  parentContext: Context | undefined;
+};
+
+/** How a span ended: fine, failed with an error class and message, or cut short. */
+export type SpanOutcome = { ok: true } | { ok: false; errorType: string; message: string };
+
+/**
+ * Starts a span at `startMs` under `parent` (or under whatever context is active: an app that calls
+ * `agent.run` inside its own span gets troupe's spans beneath it, given an async context manager).
+ * Bus events do not carry an async context, so the parent is always passed explicitly.
+ */
+export function startSpan(tracer: Tracer, name: string, kind: SpanKind, attributes: Attributes, startMs: number, parent: OpenSpan | undefined): OpenSpan {
+  const within = parent === undefined ? context.active() : contextOf(parent);
+  const span = tracer.startSpan(name, { kind, attributes, startTime: hrTimeOf(startMs) }, within);
+  return { span, startMs, parentContext: undefined };
+}
+
+/** The context with `open` as its active span, made on first use and kept. */
+export function contextOf(open: OpenSpan): Context {
+  return (open.parentContext ??= trace.setSpan(context.active(), open.span));
+}
+
+/** Ends `open` at `endMs` with `outcome`; returns its duration in seconds (never negative). */
+export function endSpan(open: OpenSpan, endMs: number, outcome: SpanOutcome): number {
+  if (!outcome.ok) {
+    open.span.setAttribute(GEN_AI.errorType, outcome.errorType);
+    open.span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.message });
+  }
+  // A clock that went backwards (a host-set bus clock) must not make a negative span.
+  const end = Math.max(endMs, open.startMs);
+  open.span.end(hrTimeOf(end));
+  return (end - open.startMs) / 1_000;
+}
+
+/** The outcome of a span ended by something other than its own closing event. */
+export function interrupted(why: string): SpanOutcome {
+  return { ok: false, errorType: INTERRUPTED, message: `interrupted: ${why}` };
+}
+
+/**
+ * Epoch milliseconds as OpenTelemetry's `[seconds, nanoseconds]`. A plain number would be read as
+ * `performance.now()` when small (below half the process's time origin), which a stepped scene's
+ * clock (0, 1000, 2000…) is: the pair always means time since the epoch.
+ */
+export function hrTimeOf(epochMs: number): HrTime {
+  let seconds = Math.floor(epochMs / 1_000);
+  let nanos = Math.round((epochMs - seconds * 1_000) * 1_000_000);
+  if (nanos >= 1_000_000_000) {
+    seconds += 1;
+    nanos -= 1_000_000_000;
+  }
+  return [seconds, nanos];
+}
