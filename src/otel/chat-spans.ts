@@ -1,7 +1,7 @@
 import { SpanKind, type Attributes } from '@opentelemetry/api';
 import type { Envelope } from '../bus/events.js';
 import { outputMessages } from './content-capture.js';
-import { endSpan, hrTimeOf, interrupted, startSpan, type SpanOutcome } from './open-span.js';
+import { canRecordUnder, endSpan, hrTimeOf, interrupted, silentSpan, startSpan, type OpenSpan, type SpanOutcome } from './open-span.js';
 import { ensureRun, runOf } from './run-start.js';
 import { GEN_AI, genAiProviderName, OPERATION, TROUPE } from './semconv.js';
 import type { RunSpan, Tracing } from './tracing.js';
@@ -17,15 +17,19 @@ export function startChat(tracing: Tracing, event: Envelope<'llm.request'>, atMs
   // One call at a time per run: a request while one is open means its end was never published.
   if (run.chat !== undefined) endChat(tracing, run, atMs, 'a new llm.request came first');
   const { provider, model, round } = event.data;
-  const metricAttributes: Attributes = { [GEN_AI.operation]: OPERATION.chat, [GEN_AI.provider]: genAiProviderName(provider) };
-  if (model !== undefined) metricAttributes[GEN_AI.requestModel] = model;
-  if (!run.described) {
-    run.described = true;
-    run.span.setAttributes({ [GEN_AI.provider]: metricAttributes[GEN_AI.provider], ...(model !== undefined && { [GEN_AI.requestModel]: model }) });
+  const metricAttributes = callAttributes(tracing, provider, model);
+  let open: OpenSpan;
+  if (canRecordUnder(run)) {
+    if (!run.described) {
+      run.described = true;
+      run.span.setAttributes({ [GEN_AI.provider]: metricAttributes[GEN_AI.provider], ...(model !== undefined && { [GEN_AI.requestModel]: model }) });
+    }
+    const name = model === undefined ? OPERATION.chat : `${OPERATION.chat} ${model}`;
+    open = startSpan(tracing.tracer, name, SpanKind.CLIENT, { ...metricAttributes, [TROUPE.round]: round }, atMs, run);
+  } else {
+    open = silentSpan(atMs);
   }
-  const name = model === undefined ? OPERATION.chat : `${OPERATION.chat} ${model}`;
-  const span = startSpan(tracing.tracer, name, SpanKind.CLIENT, { ...metricAttributes, [TROUPE.round]: round }, atMs, run);
-  run.chat = { ...span, metricAttributes, failure: undefined };
+  run.chat = { span: open.span, startMs: atMs, parentContext: undefined, metricAttributes, failure: undefined };
 }
 
 /** Ends the run's model call on `llm.response`: finish reason, usage, and the reply when content is captured. */
@@ -34,14 +38,16 @@ export function chatResponded(tracing: Tracing, event: Envelope<'llm.response'>,
   const chat = run?.chat;
   if (run === undefined || chat === undefined) return;
   const { finishReason, usage, text, toolCalls } = event.data;
-  const attributes: Attributes = { [GEN_AI.finishReasons]: [finishReason] };
-  if (usage !== undefined) {
-    attributes[GEN_AI.inputTokens] = usage.inputTokens;
-    attributes[GEN_AI.outputTokens] = usage.outputTokens;
+  if (chat.span.isRecording()) {
+    const attributes: Attributes = { [GEN_AI.finishReasons]: [finishReason] };
+    if (usage !== undefined) {
+      attributes[GEN_AI.inputTokens] = usage.inputTokens;
+      attributes[GEN_AI.outputTokens] = usage.outputTokens;
+    }
+    if (chat.failure !== undefined) attributes[TROUPE.attempts] = chat.failure.attempt + 1;
+    if (tracing.content !== undefined) attributes[GEN_AI.outputMessages] = outputMessages(tracing.content, text, finishReason, toolCalls);
+    chat.span.setAttributes(attributes);
   }
-  if (chat.failure !== undefined) attributes[TROUPE.attempts] = chat.failure.attempt + 1;
-  if (tracing.content !== undefined) attributes[GEN_AI.outputMessages] = outputMessages(tracing.content, text, finishReason, toolCalls);
-  chat.span.setAttributes(attributes);
   run.chat = undefined;
   run.modelError = undefined;
   const seconds = endSpan(chat, atMs, { ok: true });
@@ -60,8 +66,10 @@ export function chatFailed(tracing: Tracing, event: Envelope<'llm.error'>, atMs:
   if (run === undefined || chat === undefined) return;
   const { kind, message, retryable, attempt } = event.data;
   chat.failure = { errorType: kind, message, atMs, attempt };
-  chat.span.addEvent('troupe.llm.error', { [GEN_AI.errorType]: kind, 'troupe.llm.attempt': attempt, 'troupe.llm.retryable': retryable }, hrTimeOf(atMs));
-  chat.span.setAttribute(TROUPE.attempts, attempt);
+  if (chat.span.isRecording()) {
+    chat.span.addEvent('troupe.llm.error', { [GEN_AI.errorType]: kind, 'troupe.llm.attempt': attempt, 'troupe.llm.retryable': retryable }, hrTimeOf(atMs));
+    chat.span.setAttribute(TROUPE.attempts, attempt);
+  }
   if (!retryable) endChat(tracing, run, atMs, 'the call failed');
 }
 
@@ -78,4 +86,20 @@ export function endChat(tracing: Tracing, run: RunSpan, atMs: number, why: strin
   if (!outcome.ok) run.modelError = outcome.errorType;
   const seconds = endSpan(chat, failure?.atMs ?? atMs, outcome);
   tracing.metrics.recordCall(chat.metricAttributes, seconds, outcome.ok ? undefined : outcome.errorType, undefined);
+}
+
+// The key of a provider that names no model: no model name holds a NUL.
+const NO_MODEL = '\u0000';
+
+/** The metric attributes of a call to `provider` and `model`: made once per pair and shared (frozen). */
+function callAttributes(tracing: Tracing, provider: string, model: string | undefined): Attributes {
+  let models = tracing.callAttributes.get(provider);
+  if (models === undefined) tracing.callAttributes.set(provider, (models = new Map()));
+  let attributes = models.get(model ?? NO_MODEL);
+  if (attributes === undefined) {
+    const made: Attributes = { [GEN_AI.operation]: OPERATION.chat, [GEN_AI.provider]: genAiProviderName(provider) };
+    if (model !== undefined) made[GEN_AI.requestModel] = model;
+    models.set(model ?? NO_MODEL, (attributes = Object.freeze(made)));
+  }
+  return attributes;
 }

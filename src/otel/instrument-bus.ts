@@ -48,9 +48,10 @@ export function instrumentBus(bus: Bus, options?: InstrumentBusOptions): CloseIn
     metrics: genAiMetrics(resolved.meterProvider, INSTRUMENTATION_SCOPE),
     content: resolved.captureContent ? contentCapture(resolved.maxContentChars, resolved.redact) : undefined,
     runs: new Map(),
-    tools: new Map(),
+    looseTools: new Map(),
     toolsByStart: new Map(),
     scenes: new Map(),
+    callAttributes: new Map(),
   };
   // The time an event's spans start or end at, and the last one seen (what `close` ends at).
   let lastMs = Number.NEGATIVE_INFINITY;
@@ -110,10 +111,12 @@ function handle(tracing: Tracing, event: Envelope, timeOf: (event: Envelope) => 
 
 /** Ends every open span at `atMs` as interrupted: tools and model calls, runs, then scenes. */
 function closeAll(tracing: Tracing, atMs: number, why: string): void {
-  for (const tool of [...tracing.tools.values()]) endTool(tracing, tool, atMs, interrupted(why));
-  for (const run of tracing.runs.values()) {
-    endOpenWork(tracing, run, atMs, why);
-    endSpan(run, atMs, interrupted(why));
+  for (const tool of [...tracing.looseTools.values()]) endTool(tracing, tool, atMs, interrupted(why));
+  for (const agents of tracing.runs.values()) {
+    for (const run of agents.values()) {
+      endOpenWork(tracing, run, atMs, why);
+      endSpan(run, atMs, interrupted(why));
+    }
   }
   tracing.runs.clear();
   for (const name of [...tracing.scenes.keys()]) endScene(tracing, name, atMs, undefined, why);

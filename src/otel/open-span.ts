@@ -1,4 +1,4 @@
-import { context, SpanStatusCode, trace, type Attributes, type Context, type HrTime, type Span, type SpanKind, type Tracer } from '@opentelemetry/api';
+import { context, INVALID_SPAN_CONTEXT, SpanStatusCode, trace, type Attributes, type Context, type HrTime, type Span, type SpanKind, type Tracer } from '@opentelemetry/api';
 import { GEN_AI, INTERRUPTED } from './semconv.js';
 
 /** A span troupe started and has not ended yet, with the time it started (epoch ms). */
@@ -9,18 +9,33 @@ export type OpenSpan = {
   parentContext: Context | undefined;
 };
 
-/** How a span ended: fine, failed with an error class and message, or cut short. */
+/** How a span ended: fine, or failed with an error class and message. */
 export type SpanOutcome = { ok: true } | { ok: false; errorType: string; message: string };
+
+// Stands in for the children of a span that records nothing (no SDK registered, or sampled out):
+// asking the tracer for each would only make more non-recording spans.
+const SILENT: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+/** True when a span made under `parent` could record anything: it has no parent, or a recording one. */
+export function canRecordUnder(parent: OpenSpan | undefined): boolean {
+  return parent === undefined || parent.span.isRecording();
+}
 
 /**
  * Starts a span at `startMs` under `parent` (or under whatever context is active: an app that calls
  * `agent.run` inside its own span gets troupe's spans beneath it, given an async context manager).
- * Bus events do not carry an async context, so the parent is always passed explicitly.
+ * Bus events do not carry an async context, so the parent is always passed explicitly. Callers
+ * check `canRecordUnder(parent)` first, and call `silentSpan` instead when it is false.
  */
 export function startSpan(tracer: Tracer, name: string, kind: SpanKind, attributes: Attributes, startMs: number, parent: OpenSpan | undefined): OpenSpan {
   const within = parent === undefined ? context.active() : contextOf(parent);
   const span = tracer.startSpan(name, { kind, attributes, startTime: hrTimeOf(startMs) }, within);
   return { span, startMs, parentContext: undefined };
+}
+
+/** A span that records nothing, for what happens under a span that records nothing. */
+export function silentSpan(startMs: number): OpenSpan {
+  return { span: SILENT, startMs, parentContext: undefined };
 }
 
 /** The context with `open` as its active span, made on first use and kept. */
@@ -30,13 +45,16 @@ export function contextOf(open: OpenSpan): Context {
 
 /** Ends `open` at `endMs` with `outcome`; returns its duration in seconds (never negative). */
 export function endSpan(open: OpenSpan, endMs: number, outcome: SpanOutcome): number {
-  if (!outcome.ok) {
-    open.span.setAttribute(GEN_AI.errorType, outcome.errorType);
-    open.span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.message });
-  }
   // A clock that went backwards (a host-set bus clock) must not make a negative span.
   const end = Math.max(endMs, open.startMs);
-  open.span.end(hrTimeOf(end));
+  const { span } = open;
+  if (span.isRecording()) {
+    if (!outcome.ok) {
+      span.setAttribute(GEN_AI.errorType, outcome.errorType);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.message });
+    }
+    span.end(hrTimeOf(end));
+  }
   return (end - open.startMs) / 1_000;
 }
 

@@ -6,7 +6,7 @@ import { endSpan, hrTimeOf, interrupted } from './open-span.js';
 import { ensureRun, runOf } from './run-start.js';
 import { GEN_AI, OTHER_ERROR, TROUPE } from './semconv.js';
 import { endTool } from './tool-spans.js';
-import { runKey, type RunSpan, type Tracing } from './tracing.js';
+import { deleteRun, type RunSpan, type Tracing } from './tracing.js';
 
 /**
  * Ends the run on `agent.finished`: its reason, rounds, calls and usage on the span, an error
@@ -16,9 +16,10 @@ export function finishRun(tracing: Tracing, event: Envelope<'agent.finished'>, a
   if (event.agent === undefined) return;
   // A run that finished before any other event (aborted before it started) still gets its span.
   const run = ensureRun(tracing, event as Envelope<'agent.finished'> & { agent: string }, atMs);
-  tracing.runs.delete(runKey(event.scene, event.agent));
+  deleteRun(tracing, event.scene, event.agent);
   const { reason, rounds, stats, text, error } = event.data;
   endOpenWork(tracing, run, atMs, `the run finished (${reason}) first`);
+  if (!run.span.isRecording()) return;
   const attributes: Attributes = { [TROUPE.runReason]: reason, [TROUPE.rounds]: rounds, [TROUPE.calls]: stats.calls };
   if (stats.usage.inputTokens > 0 || stats.usage.outputTokens > 0) {
     attributes[GEN_AI.inputTokens] = stats.usage.inputTokens;
@@ -33,7 +34,7 @@ export function finishRun(tracing: Tracing, event: Envelope<'agent.finished'>, a
 /** Ends what is still open in a run: its model call and its tool calls. */
 export function endOpenWork(tracing: Tracing, run: RunSpan, atMs: number, why: string): void {
   if (run.chat !== undefined) endChat(tracing, run, atMs, why);
-  if (run.tools !== undefined) for (const tool of [...run.tools]) endTool(tracing, tool, atMs, interrupted(why));
+  if (run.tools !== undefined) for (const tool of [...run.tools.values()]) endTool(tracing, tool, atMs, interrupted(why));
 }
 
 /**
@@ -42,7 +43,7 @@ export function endOpenWork(tracing: Tracing, run: RunSpan, atMs: number, why: s
  */
 export function noteOnRun(tracing: Tracing, event: Envelope, atMs: number): void {
   const run = runOf(tracing, event);
-  if (run === undefined) return;
+  if (run === undefined || !run.span.isRecording()) return;
   const attributes = noteAttributes(tracing, event);
   if (attributes !== undefined) run.span.addEvent(`troupe.${event.type}`, attributes, hrTimeOf(atMs));
 }

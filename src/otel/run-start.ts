@@ -1,12 +1,12 @@
 import { SpanKind, type Attributes } from '@opentelemetry/api';
 import type { Envelope } from '../bus/events.js';
-import { startSpan, type OpenSpan } from './open-span.js';
+import { canRecordUnder, silentSpan, startSpan, type OpenSpan } from './open-span.js';
 import { GEN_AI, OPERATION, TROUPE } from './semconv.js';
-import { runKey, type RunSpan, type Tracing } from './tracing.js';
+import { getRun, setRun, type RunSpan, type Tracing } from './tracing.js';
 
 /** The run in progress of the event's agent, if any. */
 export function runOf(tracing: Tracing, event: Envelope): RunSpan | undefined {
-  return event.agent === undefined ? undefined : tracing.runs.get(runKey(event.scene, event.agent));
+  return event.agent === undefined ? undefined : getRun(tracing, event.scene, event.agent);
 }
 
 /**
@@ -15,16 +15,20 @@ export function runOf(tracing: Tracing, event: Envelope): RunSpan | undefined {
  * instrumented mid-run, or a run resumed from a snapshot, starts with whatever comes.
  */
 export function ensureRun(tracing: Tracing, event: Envelope & { agent: string }, atMs: number): RunSpan {
-  const key = runKey(event.scene, event.agent);
-  let run = tracing.runs.get(key);
-  if (run === undefined) {
+  const found = getRun(tracing, event.scene, event.agent);
+  if (found !== undefined) return found;
+  const parent = runParent(tracing, event);
+  let open: OpenSpan;
+  if (canRecordUnder(parent)) {
     const attributes: Attributes = { [GEN_AI.operation]: OPERATION.agent, [GEN_AI.agentName]: event.agent };
     if (event.scene !== undefined) attributes[TROUPE.scene] = event.scene;
     if (event.type === 'agent.triggered') attributes[TROUPE.trigger] = event.data.reason;
-    const span = startSpan(tracing.tracer, `${OPERATION.agent} ${event.agent}`, SpanKind.INTERNAL, attributes, atMs, runParent(tracing, event));
-    run = { ...span, chat: undefined, tools: undefined, described: false, modelError: undefined };
-    tracing.runs.set(key, run);
+    open = startSpan(tracing.tracer, `${OPERATION.agent} ${event.agent}`, SpanKind.INTERNAL, attributes, atMs, parent);
+  } else {
+    open = silentSpan(atMs);
   }
+  const run: RunSpan = { span: open.span, startMs: atMs, parentContext: undefined, chat: undefined, tools: undefined, described: false, modelError: undefined };
+  setRun(tracing, event.scene, event.agent, run);
   return run;
 }
 

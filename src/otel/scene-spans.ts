@@ -1,6 +1,6 @@
 import { SpanKind } from '@opentelemetry/api';
 import type { Envelope } from '../bus/events.js';
-import { endSpan, interrupted, startSpan } from './open-span.js';
+import { canRecordUnder, endSpan, interrupted, silentSpan, startSpan } from './open-span.js';
 import { GEN_AI, OPERATION, TROUPE } from './semconv.js';
 import type { SceneSpans, Tracing } from './tracing.js';
 
@@ -27,6 +27,10 @@ export function sceneTicked(tracing: Tracing, event: Envelope<'scene.tick'>, atM
   // A scene that started before the bus was instrumented: its ticks are roots.
   if (scene === undefined) tracing.scenes.set(name, (scene = { workflow: undefined, tick: undefined }));
   if (scene.tick !== undefined) endSpan(scene.tick, atMs, { ok: true });
+  if (!canRecordUnder(scene.workflow)) {
+    scene.tick = silentSpan(atMs);
+    return;
+  }
   const attributes = { [TROUPE.scene]: name, [TROUPE.tick]: event.data.tick };
   scene.tick = startSpan(tracing.tracer, `tick ${name}`, SpanKind.INTERNAL, attributes, atMs, scene.workflow);
 }
@@ -47,6 +51,6 @@ export function endScene(tracing: Tracing, name: string, atMs: number, stop: { r
   const outcome = stop === undefined ? interrupted(why) : ({ ok: true } as const);
   if (scene.tick !== undefined) endSpan(scene.tick, atMs, outcome);
   if (scene.workflow === undefined) return;
-  if (stop !== undefined) scene.workflow.span.setAttributes({ [TROUPE.stopReason]: stop.reason, [TROUPE.tick]: stop.tick });
+  if (stop !== undefined && scene.workflow.span.isRecording()) scene.workflow.span.setAttributes({ [TROUPE.stopReason]: stop.reason, [TROUPE.tick]: stop.tick });
   endSpan(scene.workflow, atMs, outcome);
 }

@@ -7,8 +7,8 @@ import type { OpenSpan } from './open-span.js';
 export type RunSpan = OpenSpan & {
   /** The model call in flight, if any (one at a time per run). */
   chat: ChatSpan | undefined;
-  /** Tool calls started and not yet ended, made on the run's first call. */
-  tools: Set<ToolSpan> | undefined;
+  /** Tool call attempts started and not yet ended, by call id; made on the run's first call. */
+  tools: Map<string, ToolSpan> | undefined;
   /** Set once the first `llm.request` has named the provider and model on the run's span. */
   described: boolean;
   /** The `error.type` of the run's last model call, when that call failed. */
@@ -24,10 +24,12 @@ export type ChatSpan = OpenSpan & {
 
 /** A tool call attempt in flight: its `execute_tool` span. */
 export type ToolSpan = OpenSpan & {
-  key: string;
+  callId: string;
   /** The id of its `tool.started`: nested steps and a skill's child agent name it as their cause. */
   startId: string;
+  /** The run it belongs to; without one (a dispatch outside any run), its key in `looseTools`. */
   run: RunSpan | undefined;
+  looseKey: string | undefined;
 };
 
 /**
@@ -42,22 +44,39 @@ export type Tracing = {
   metrics: GenAiMetrics;
   /** Set when content is captured. */
   content: ContentCapture | undefined;
-  /** Runs by `runKey(scene, agent)`. */
-  runs: Map<string, RunSpan>;
-  /** Tool attempts by `toolKey(scene, agent, callId)`. */
-  tools: Map<string, ToolSpan>;
-  /** The same tool attempts by the id of their `tool.started`. */
+  /**
+   * Runs by scene (`''` outside scenes), then by agent: agent names are unique in a scene, not
+   * across scenes on one bus. Two lookups cost less than building a joined key per event.
+   */
+  runs: Map<string, Map<string, RunSpan>>;
+  /** Tool attempts published outside any run, by `scene, agent, callId` joined. */
+  looseTools: Map<string, ToolSpan>;
+  /** Every tool attempt in flight by the id of its `tool.started`. */
   toolsByStart: Map<string, ToolSpan>;
   /** Scenes by name. */
   scenes: Map<string, SceneSpans>;
+  /** The metric attributes of each provider and model, made once (the same for every call). */
+  callAttributes: Map<string, Map<string, Attributes>>;
 };
 
-/** The key of an agent's run: agent names are unique in a scene, not across scenes on one bus. */
-export function runKey(scene: string | undefined, agent: string): string {
-  return scene === undefined ? agent : `${scene}\u0000${agent}`;
+/** The run in progress of `agent` in `scene`, if any. */
+export function getRun(tracing: Tracing, scene: string | undefined, agent: string): RunSpan | undefined {
+  return tracing.runs.get(scene ?? '')?.get(agent);
 }
 
-/** The key of a tool call attempt in flight: call ids are unique per agent. */
-export function toolKey(scene: string | undefined, agent: string | undefined, callId: string): string {
+/** Records `run` as the run in progress of `agent` in `scene`. */
+export function setRun(tracing: Tracing, scene: string | undefined, agent: string, run: RunSpan): void {
+  let agents = tracing.runs.get(scene ?? '');
+  if (agents === undefined) tracing.runs.set(scene ?? '', (agents = new Map()));
+  agents.set(agent, run);
+}
+
+/** Forgets the run in progress of `agent` in `scene`. */
+export function deleteRun(tracing: Tracing, scene: string | undefined, agent: string): void {
+  tracing.runs.get(scene ?? '')?.delete(agent);
+}
+
+/** The key of a tool attempt outside any run: call ids are unique per agent. */
+export function looseToolKey(scene: string | undefined, agent: string | undefined, callId: string): string {
   return `${scene ?? ''}\u0000${agent ?? ''}\u0000${callId}`;
 }
