@@ -1,4 +1,5 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { AlwaysOffSampler, BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { createAgent, createBus, defineSkill, defineTool, type Bus } from '../../src/index.js';
 import { instrumentBus, METRICS } from '../../src/otel/index.js';
@@ -123,6 +124,18 @@ describe('instrumentBus on an agent run', () => {
     expect(durations).toEqual([{ attributes: base, count: 2, sum: expect.closeTo(seconds, 9), boundaries: [...METRICS.duration.buckets] }]);
     expect(await sdk.unitOf('gen_ai.client.token.usage')).toBe('{token}');
     expect(await sdk.unitOf('gen_ai.client.operation.duration')).toBe('s');
+  });
+
+  it('still records metrics when the sampler drops the trace', async () => {
+    const sdk = memorySdk();
+    const tracerProvider = new BasicTracerProvider({ sampler: new AlwaysOffSampler(), spanProcessors: [new SimpleSpanProcessor(sdk.exporter)] });
+    const bus = steppedBus();
+    instrumentBus(bus, { tracerProvider, meterProvider: sdk.meterProvider });
+    const provider = scriptedProvider([CALL, { text: 'Player 7 is Ana.', usage: { inputTokens: 180, outputTokens: 8, totalTokens: 188 } }]);
+    await createAgent({ name: 'referee', tools: [lookupTool()], provider, bus }).run('Who is player 7?');
+
+    expect(sdk.spans()).toEqual([]);
+    expect((await sdk.points('gen_ai.client.operation.duration')).map((point) => point.count)).toEqual([2]);
   });
 
   it('ends a failed tool call’s span with error.type = the failure’s kind; the run goes on', async () => {
