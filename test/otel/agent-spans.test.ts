@@ -252,6 +252,18 @@ describe('instrumentBus on an agent run', () => {
     expect(new Set(sdk.spans().map((span) => span.spanContext().traceId)).size).toBe(1);
   });
 
+  it('never stops a run when the tracer throws: the bus reports it as bus.error', async () => {
+    const bus = steppedBus();
+    const errors = recordEvents(bus, 'bus.error');
+    const broken = { getTracer: () => ({ startSpan: () => { throw new Error('exporter misconfigured'); }, startActiveSpan: () => undefined }) };
+    instrumentBus(bus, { tracerProvider: broken as never });
+    const result = await createAgent({ name: 'referee', tools: [lookupTool()], provider: scriptedProvider([CALL, 'Player 7 is Ana.']), bus }).run('Who is player 7?');
+
+    expect(result.reason).toBe('final_answer');
+    expect(errors.all.length).toBeGreaterThan(0);
+    expect(new Set(errors.filter('bus.error').map((event) => event.data.message))).toEqual(new Set(['Error: exporter misconfigured']));
+  });
+
   it('ends the spans still open as interrupted when closed, and makes no more', async () => {
     const sdk = memorySdk();
     const bus = steppedBus();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAgent, createBus, defineTool } from '../../src/index.js';
 import { instrumentBus } from '../../src/otel/index.js';
-import { scriptedProvider, sequentialIds } from '../../src/testing/index.js';
+import { recordEvents, scriptedProvider, sequentialIds } from '../../src/testing/index.js';
 import { memorySdk } from './helpers.js';
 
 const LONG = 'x'.repeat(300);
@@ -68,6 +68,31 @@ describe('instrumentBus content capture', () => {
       },
     ]);
     expect(first!.attributes['gen_ai.response.finish_reasons']).toEqual(['tool_calls']);
+  });
+
+  it('captures hostile tool output without throwing: cycles, BigInt, lone surrogates', async () => {
+    const sdk = memorySdk();
+    const bus = createBus({ ids: sequentialIds() });
+    const errors = recordEvents(bus, 'bus.error');
+    instrumentBus(bus, { tracerProvider: sdk.tracerProvider, captureContent: true, maxContentChars: 64 });
+    const cyclic: Record<string, unknown> = { count: 10n };
+    cyclic.self = cyclic;
+    const hostile = defineTool({
+      name: 'hostile',
+      description: 'Return something hard to serialize.',
+      parameters: { type: 'object', properties: {} },
+      execute: () => cyclic,
+    });
+    const provider = scriptedProvider(['<ACTION><hostile></hostile></ACTION>', `${'y'.repeat(63)}\u{1F600} and more`]);
+    await createAgent({ name: 'clerk', tools: [hostile], provider, bus }).run('Go.');
+
+    expect(errors.all).toEqual([]);
+    const result = sdk.one('execute_tool hostile').attributes['gen_ai.tool.call.result'] as string;
+    expect(result).toMatch(/^\{"count":"10n","self":"\[Circular\]"/);
+    // The cut falls inside the emoji's surrogate pair: the half is dropped, never left alone.
+    const [, final] = sdk.named('chat script');
+    const [reply] = JSON.parse(final!.attributes['gen_ai.output.messages'] as string) as { parts: { content: string }[] }[];
+    expect(reply!.parts[0]!.content).toBe(`${'y'.repeat(63)}…[truncated at 64 characters]`);
   });
 
   it('records no content by default', async () => {
