@@ -48,6 +48,8 @@ export async function benchOtel(npcs: number, ticks: number, rounds = 3): Promis
   // CPU time too: on a machine shared with other work it moves less than wall time does.
   const steps = (run: Timed): string =>
     `${Math.round(rate(run)).toLocaleString('en-US')} agent-steps/s, ${Math.round(run.steps / run.cpuSeconds).toLocaleString('en-US')} per CPU-second`;
+  const cpuRate = (run: Timed): number => run.steps / run.cpuSeconds;
+  const versus = (run: Timed): string => `${(rate(run) / rate(off)).toFixed(2)}× (a), ${(cpuRate(run) / cpuRate(off)).toFixed(2)}× per CPU-second`;
   const row = (name: string, run: Timed, note: string): Row => ({
     name: `crowd, ${label}: ${name}`,
     iterations: run.steps,
@@ -57,11 +59,11 @@ export async function benchOtel(npcs: number, ticks: number, rounds = 3): Promis
   });
   return [
     row('no instrumentation (a)', off, steps(off)),
-    row('instrumentBus, no SDK (no-op API)', noop, `${steps(noop)} (${(rate(noop) / rate(off)).toFixed(2)}× (a))`),
+    row('instrumentBus, no SDK (no-op API)', noop, `${steps(noop)} (${versus(noop)})`),
     row(
       'instrumentBus + SDK, in-memory exporter',
       sdk,
-      `${steps(sdk)} (${(rate(sdk) / rate(off)).toFixed(2)}× (a)); ${sdk.spans.toLocaleString('en-US')} spans exported, ${sdk.points.toLocaleString('en-US')} model calls in the duration histogram`,
+      `${steps(sdk)} (${versus(sdk)}); ${sdk.spans.toLocaleString('en-US')} spans exported, ${sdk.points.toLocaleString('en-US')} model calls in the duration histogram`,
     ),
   ];
 }
