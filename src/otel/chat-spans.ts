@@ -1,7 +1,7 @@
 import { SpanKind, type Attributes } from '@opentelemetry/api';
 import type { Envelope } from '../bus/events.js';
 import { outputMessages } from './content-capture.js';
-import { canRecordUnder, endSpan, hrTimeOf, interrupted, silentSpan, startSpan, type OpenSpan, type SpanOutcome } from './open-span.js';
+import { canRecordUnder, endSpan, hrTimeOf, interrupted, silentSpan, startSpan, type SpanOutcome } from './open-span.js';
 import { ensureRun, runOf } from './run-start.js';
 import { GEN_AI, genAiProviderName, OPERATION, TROUPE } from './semconv.js';
 import type { RunSpan, Tracing } from './tracing.js';
@@ -18,18 +18,16 @@ export function startChat(tracing: Tracing, event: Envelope<'llm.request'>, atMs
   if (run.chat !== undefined) endChat(tracing, run, atMs, 'a new llm.request came first');
   const { provider, model, round } = event.data;
   const metricAttributes = callAttributes(tracing, provider, model);
-  let open: OpenSpan;
+  let span = silentSpan();
   if (canRecordUnder(run)) {
     if (!run.described) {
       run.described = true;
       run.span.setAttributes({ [GEN_AI.provider]: metricAttributes[GEN_AI.provider], ...(model !== undefined && { [GEN_AI.requestModel]: model }) });
     }
     const name = model === undefined ? OPERATION.chat : `${OPERATION.chat} ${model}`;
-    open = startSpan(tracing.tracer, name, SpanKind.CLIENT, { ...metricAttributes, [TROUPE.round]: round }, atMs, run);
-  } else {
-    open = silentSpan(atMs);
+    span = startSpan(tracing.tracer, name, SpanKind.CLIENT, { ...metricAttributes, [TROUPE.round]: round }, atMs, run);
   }
-  run.chat = { span: open.span, startMs: atMs, parentContext: undefined, metricAttributes, failure: undefined };
+  run.chat = { span, startMs: atMs, parentContext: undefined, metricAttributes, failure: undefined };
 }
 
 /** Ends the run's model call on `llm.response`: finish reason, usage, and the reply when content is captured. */

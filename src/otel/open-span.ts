@@ -25,17 +25,21 @@ export function canRecordUnder(parent: OpenSpan | undefined): boolean {
  * Starts a span at `startMs` under `parent` (or under whatever context is active: an app that calls
  * `agent.run` inside its own span gets troupe's spans beneath it, given an async context manager).
  * Bus events do not carry an async context, so the parent is always passed explicitly. Callers
- * check `canRecordUnder(parent)` first, and call `silentSpan` instead when it is false.
+ * check `canRecordUnder(parent)` first, and take `silentSpan()` instead when it is false.
  */
-export function startSpan(tracer: Tracer, name: string, kind: SpanKind, attributes: Attributes, startMs: number, parent: OpenSpan | undefined): OpenSpan {
+export function startSpan(tracer: Tracer, name: string, kind: SpanKind, attributes: Attributes, startMs: number, parent: OpenSpan | undefined): Span {
   const within = parent === undefined ? context.active() : contextOf(parent);
-  const span = tracer.startSpan(name, { kind, attributes, startTime: hrTimeOf(startMs) }, within);
-  return { span, startMs, parentContext: undefined };
+  return tracer.startSpan(name, { kind, attributes, startTime: hrTimeOf(startMs) }, within);
 }
 
-/** A span that records nothing, for what happens under a span that records nothing. */
-export function silentSpan(startMs: number): OpenSpan {
-  return { span: SILENT, startMs, parentContext: undefined };
+/** The span that records nothing, for what happens under a span that records nothing. */
+export function silentSpan(): Span {
+  return SILENT;
+}
+
+/** An open span's record: the span, the time it started, no context made yet. */
+export function openSpan(span: Span, startMs: number): OpenSpan {
+  return { span, startMs, parentContext: undefined };
 }
 
 /** The context with `open` as its active span, made on first use and kept. */

@@ -34,7 +34,7 @@ export function finishRun(tracing: Tracing, event: Envelope<'agent.finished'>, a
 /** Ends what is still open in a run: its model call and its tool calls. */
 export function endOpenWork(tracing: Tracing, run: RunSpan, atMs: number, why: string): void {
   if (run.chat !== undefined) endChat(tracing, run, atMs, why);
-  if (run.tools !== undefined) for (const tool of [...run.tools.values()]) endTool(tracing, tool, atMs, interrupted(why));
+  if (run.tools !== undefined) for (const tool of [...run.tools]) endTool(tracing, tool, atMs, interrupted(why));
 }
 
 /**

@@ -18,16 +18,14 @@ export function ensureRun(tracing: Tracing, event: Envelope & { agent: string },
   const found = getRun(tracing, event.scene, event.agent);
   if (found !== undefined) return found;
   const parent = runParent(tracing, event);
-  let open: OpenSpan;
+  let span = silentSpan();
   if (canRecordUnder(parent)) {
     const attributes: Attributes = { [GEN_AI.operation]: OPERATION.agent, [GEN_AI.agentName]: event.agent };
     if (event.scene !== undefined) attributes[TROUPE.scene] = event.scene;
     if (event.type === 'agent.triggered') attributes[TROUPE.trigger] = event.data.reason;
-    open = startSpan(tracing.tracer, `${OPERATION.agent} ${event.agent}`, SpanKind.INTERNAL, attributes, atMs, parent);
-  } else {
-    open = silentSpan(atMs);
+    span = startSpan(tracing.tracer, `${OPERATION.agent} ${event.agent}`, SpanKind.INTERNAL, attributes, atMs, parent);
   }
-  const run: RunSpan = { span: open.span, startMs: atMs, parentContext: undefined, chat: undefined, tools: undefined, described: false, modelError: undefined };
+  const run: RunSpan = { span, startMs: atMs, parentContext: undefined, chat: undefined, tools: undefined, described: false, modelError: undefined };
   setRun(tracing, event.scene, event.agent, run);
   return run;
 }

@@ -1,6 +1,6 @@
 import { SpanKind } from '@opentelemetry/api';
 import type { Envelope } from '../bus/events.js';
-import { canRecordUnder, endSpan, interrupted, silentSpan, startSpan } from './open-span.js';
+import { canRecordUnder, endSpan, interrupted, openSpan, silentSpan, startSpan } from './open-span.js';
 import { GEN_AI, OPERATION, TROUPE } from './semconv.js';
 import type { SceneSpans, Tracing } from './tracing.js';
 
@@ -12,7 +12,7 @@ export function sceneStarted(tracing: Tracing, event: Envelope<'scene.started'>,
   endScene(tracing, name, atMs, undefined, 'the scene started again');
   const { seed, agents } = event.data;
   const attributes = { [GEN_AI.operation]: OPERATION.workflow, [GEN_AI.workflowName]: name, [TROUPE.scene]: name, [TROUPE.seed]: seed, 'troupe.scene.agents': agents.length };
-  const workflow = startSpan(tracing.tracer, `${OPERATION.workflow} ${name}`, SpanKind.INTERNAL, attributes, atMs, undefined);
+  const workflow = openSpan(startSpan(tracing.tracer, `${OPERATION.workflow} ${name}`, SpanKind.INTERNAL, attributes, atMs, undefined), atMs);
   tracing.scenes.set(name, { workflow, tick: undefined });
 }
 
@@ -28,11 +28,11 @@ export function sceneTicked(tracing: Tracing, event: Envelope<'scene.tick'>, atM
   if (scene === undefined) tracing.scenes.set(name, (scene = { workflow: undefined, tick: undefined }));
   if (scene.tick !== undefined) endSpan(scene.tick, atMs, { ok: true });
   if (!canRecordUnder(scene.workflow)) {
-    scene.tick = silentSpan(atMs);
+    scene.tick = openSpan(silentSpan(), atMs);
     return;
   }
   const attributes = { [TROUPE.scene]: name, [TROUPE.tick]: event.data.tick };
-  scene.tick = startSpan(tracing.tracer, `tick ${name}`, SpanKind.INTERNAL, attributes, atMs, scene.workflow);
+  scene.tick = openSpan(startSpan(tracing.tracer, `tick ${name}`, SpanKind.INTERNAL, attributes, atMs, scene.workflow), atMs);
 }
 
 /** Ends the scene's tick and scene spans on `scene.stopped`, with its stop reason and last tick. */

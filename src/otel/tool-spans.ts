@@ -1,6 +1,6 @@
 import { SpanKind, type Attributes } from '@opentelemetry/api';
 import type { Envelope } from '../bus/events.js';
-import { canRecordUnder, endSpan, interrupted, silentSpan, startSpan, type OpenSpan, type SpanOutcome } from './open-span.js';
+import { canRecordUnder, endSpan, interrupted, silentSpan, startSpan, type SpanOutcome } from './open-span.js';
 import { runOf } from './run-start.js';
 import { GEN_AI, OPERATION, TROUPE } from './semconv.js';
 import { looseToolKey, type RunSpan, type ToolSpan, type Tracing } from './tracing.js';
@@ -17,7 +17,7 @@ export function startTool(tracing: Tracing, event: Envelope<'tool.started'>, atM
   if (previous !== undefined) endTool(tracing, previous, atMs, interrupted('another attempt started'));
   const step = event.cause === undefined ? undefined : tracing.toolsByStart.get(event.cause);
   const parent = step ?? run;
-  let open: OpenSpan;
+  let span = silentSpan();
   if (canRecordUnder(parent)) {
     const attributes: Attributes = {
       [GEN_AI.operation]: OPERATION.tool,
@@ -27,13 +27,11 @@ export function startTool(tracing: Tracing, event: Envelope<'tool.started'>, atM
       [TROUPE.toolAttempt]: attempt,
     };
     if (tracing.content !== undefined) attributes[GEN_AI.toolArguments] = tracing.content.json(args);
-    open = startSpan(tracing.tracer, `${OPERATION.tool} ${name}`, SpanKind.INTERNAL, attributes, atMs, parent);
-  } else {
-    open = silentSpan(atMs);
+    span = startSpan(tracing.tracer, `${OPERATION.tool} ${name}`, SpanKind.INTERNAL, attributes, atMs, parent);
   }
   const looseKey = run === undefined ? looseToolKey(event.scene, event.agent, callId) : undefined;
-  const tool: ToolSpan = { span: open.span, startMs: atMs, parentContext: undefined, callId, startId: event.id, run, looseKey };
-  if (run !== undefined) (run.tools ??= new Map()).set(callId, tool);
+  const tool: ToolSpan = { span, startMs: atMs, parentContext: undefined, callId, startId: event.id, run, looseKey };
+  if (run !== undefined) (run.tools ??= []).push(tool);
   else tracing.looseTools.set(looseKey!, tool);
   tracing.toolsByStart.set(event.id, tool);
 }
@@ -55,8 +53,13 @@ export function toolSettled(tracing: Tracing, event: Envelope<'tool.completed' |
 
 /** Ends a tool attempt and forgets it. */
 export function endTool(tracing: Tracing, tool: ToolSpan, atMs: number, outcome: SpanOutcome): void {
-  if (tool.run !== undefined) tool.run.tools?.delete(tool.callId);
-  else tracing.looseTools.delete(tool.looseKey!);
+  const tools = tool.run?.tools;
+  if (tools !== undefined) {
+    const index = tools.indexOf(tool);
+    if (index >= 0) tools.splice(index, 1);
+  } else if (tool.looseKey !== undefined) {
+    tracing.looseTools.delete(tool.looseKey);
+  }
   tracing.toolsByStart.delete(tool.startId);
   endSpan(tool, atMs, outcome);
 }
@@ -64,5 +67,7 @@ export function endTool(tracing: Tracing, tool: ToolSpan, atMs: number, outcome:
 /** The attempt in flight of the event's call: in its run, or among those outside any run. */
 function toolOf(tracing: Tracing, run: RunSpan | undefined, event: Envelope<'tool.started' | 'tool.completed' | 'tool.failed'>): ToolSpan | undefined {
   const { callId } = event.data;
-  return run !== undefined ? run.tools?.get(callId) : tracing.looseTools.get(looseToolKey(event.scene, event.agent, callId));
+  if (run === undefined) return tracing.looseTools.get(looseToolKey(event.scene, event.agent, callId));
+  for (const tool of run.tools ?? []) if (tool.callId === callId) return tool;
+  return undefined;
 }

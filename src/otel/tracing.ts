@@ -7,8 +7,11 @@ import type { OpenSpan } from './open-span.js';
 export type RunSpan = OpenSpan & {
   /** The model call in flight, if any (one at a time per run). */
   chat: ChatSpan | undefined;
-  /** Tool call attempts started and not yet ended, by call id; made on the run's first call. */
-  tools: Map<string, ToolSpan> | undefined;
+  /**
+   * Tool call attempts started and not yet ended; made on the run's first call. A list, not a
+   * map: a run has a few calls in flight at most, and a scan of a short list is cheaper than a map.
+   */
+  tools: ToolSpan[] | undefined;
   /** Set once the first `llm.request` has named the provider and model on the run's span. */
   described: boolean;
   /** The `error.type` of the run's last model call, when that call failed. */
