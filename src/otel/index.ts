@@ -3,7 +3,6 @@
  * `import { instrumentBus } from 'troupe/otel'`. Needs the `@opentelemetry/api` package installed
  * beside troupe, and an OpenTelemetry SDK registered (or passed) for anything to be recorded.
  */
-export { instrumentBus, INSTRUMENTATION_SCOPE } from './instrument-bus.js';
+export { instrumentBus } from './instrument-bus.js';
 export type { CloseInstrumentation } from './instrument-bus.js';
 export type { InstrumentBusOptions } from './instrument-options.js';
-export { GEN_AI, TROUPE, OPERATION, METRICS, INTERRUPTED, genAiProviderName } from './semconv.js';

@@ -2,7 +2,8 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { AlwaysOffSampler, BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { createAgent, createBus, defineSkill, defineTool, type Bus } from '../../src/index.js';
-import { instrumentBus, METRICS } from '../../src/otel/index.js';
+import { instrumentBus } from '../../src/otel/index.js';
+import { METRICS } from '../../src/otel/semconv.js';
 import { deferred, recordEvents, scriptedProvider, sequentialIds, steppedClock } from '../../src/testing/index.js';
 import { memorySdk, msOf } from './helpers.js';
 
