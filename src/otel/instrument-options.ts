@@ -35,6 +35,7 @@ export type ResolvedInstrumentOptions = {
   timestamps: 'event' | 'wall';
 };
 
+/** Characters kept of each captured text or JSON value when `maxContentChars` is not given. */
 export const DEFAULT_MAX_CONTENT_CHARS = 4_096;
 const MIN_CONTENT_CHARS = 64;
 
