@@ -4,6 +4,7 @@ import { benchCrowd } from './crowd.bench.js';
 import { benchImportTime } from './import-time.bench.js';
 import type { Row } from './measure.js';
 import { benchMemory } from './memory.bench.js';
+import { benchOtel } from './otel.bench.js';
 import { benchParkedAgents } from './parked-agents.bench.js';
 import { benchStalledClient } from './stalled-client.bench.js';
 import { benchStatechart } from './statechart.bench.js';
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
   rows.push(...(await benchCrowd(quick ? [1_000] : [1_000, 10_000, 100_000], quick ? 3 : 4, quick ? 2_000 : 50_000)));
   // RELIABILITY §5b: clients that never read are dropped; the crowd's steps/s with and without them.
   rows.push(...(await benchStalledClient(quick ? 1_000 : 10_000, quick ? 11 : 7)));
+  // What instrumentBus costs the crowd: not attached, attached to the no-op API, attached to an SDK.
+  rows.push(...(await benchOtel(quick ? 1_000 : 10_000, quick ? 11 : 7)));
   rows.push(...(await benchMemory(50)));
   const cpu = cpus()[0]?.model ?? 'unknown cpu';
   console.log(`troupe bench — node ${process.version}, ${cpus().length} cores (${cpu})\n`);

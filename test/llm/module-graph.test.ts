@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../', import.meta.url);
 
-/** The client libraries, which only the adapters may load (they are optional peer dependencies); the AI SDK's packages too. */
-const CLIENT_LIBRARY = /^(openai|@anthropic-ai\/sdk|@google\/genai|ai|@ai-sdk\/[^/]+)(?:\/|$)/;
+/** The client libraries, which only their own entries may load (they are optional peer dependencies): the model clients, the AI SDK's packages, OpenTelemetry. */
+const CLIENT_LIBRARY = /^(openai|@anthropic-ai\/sdk|@google\/genai|ai|@ai-sdk\/[^/]+|@opentelemetry\/[^/]+)(?:\/|$)/;
 
-/** Where a client library may be named: each adapter's folder and its provider module. */
-const ADAPTER_FILE = /^src\/llm\/(?:openai|anthropic|gemini|ai-sdk)(?:\/|-provider\.ts$)/;
+/** Where a client library may be named: each adapter's folder and its provider module, and `troupe/otel`'s folder. */
+const ADAPTER_FILE = /^src\/(?:llm\/(?:openai|anthropic|gemini|ai-sdk)(?:\/|-provider\.ts$)|otel\/)/;
 
 /** Every TypeScript file under `src/`, relative to the repository. */
 function sourceFiles(): string[] {
