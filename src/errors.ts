@@ -15,7 +15,8 @@ export type TroupeErrorCode =
   | 'world_path'
   | 'world_value'
   | 'world_locked'
-  | 'scene_state';
+  | 'scene_state'
+  | 'mcp_connect_failed';
 
 /** Base of every error troupe throws; `code` is a stable literal to branch on. */
 export class TroupeError extends Error {
