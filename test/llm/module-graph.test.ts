@@ -6,10 +6,10 @@ import { describe, expect, it } from 'vitest';
 const root = new URL('../../', import.meta.url);
 
 /** The client libraries, which only the adapters may load (they are optional peer dependencies). */
-const CLIENT_LIBRARY = /^(openai|@anthropic-ai\/sdk|@google\/genai)(?:\/|$)/;
+const CLIENT_LIBRARY = /^(openai|@anthropic-ai\/sdk|@google\/genai|@modelcontextprotocol\/sdk)(?:\/|$)/;
 
-/** Where a client library may be named: each adapter's folder and its provider module. */
-const ADAPTER_FILE = /^src\/llm\/(?:openai|anthropic|gemini)(?:\/|-provider\.ts$)/;
+/** Where a client library may be named: each adapter's folder and its provider module, and troupe/mcp. */
+const ADAPTER_FILE = /^src\/(?:llm\/(?:openai|anthropic|gemini)(?:\/|-provider\.ts$)|mcp\/)/;
 
 /** Every TypeScript file under `src/`, relative to the repository. */
 function sourceFiles(): string[] {
@@ -54,10 +54,12 @@ for (const spec of ['openai:gpt-4o', 'ollama:qwen2.5', 'anthropic:claude-sonnet-
   report.specs[spec] = await outcome(resolveModel(spec, { env: {} }));
 }
 report.adapter = await outcome(import(new URL('src/llm/openai/index.ts', root)));
+const { openMcpServers } = await import(new URL('src/cli/mcp-servers.ts', root));
+report.mcp = await outcome(openMcpServers([['some-server']], {}, undefined));
 console.log(JSON.stringify(report));
 `;
 
-type Report = { shared: Record<string, string>; specs: Record<string, string>; adapter: string };
+type Report = { shared: Record<string, string>; specs: Record<string, string>; adapter: string; mcp: string };
 
 describe('the module graph', () => {
   it('names no client library outside the adapters, not even in a type import', () => {
@@ -67,7 +69,7 @@ describe('the module graph', () => {
     expect(named).toEqual([]);
   });
 
-  it('loads the shared modules and the CLI without any client library, and --model asks for the one it needs', async () => {
+  it('loads the shared modules and the CLI without any client library, and --model and --mcp ask for the one they need', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', PROBE], { cwd: root });
     const report = JSON.parse(stdout) as Report;
     expect(Object.keys(report.shared)).toEqual(expect.arrayContaining(['src/llm/types.ts', 'src/llm/resolve-model.ts', 'src/llm/cassette.ts']));
@@ -80,5 +82,7 @@ describe('the module graph', () => {
     });
     // The hook does hide them: an adapter's own entry fails to load.
     expect(report.adapter).toMatch(/^Cannot find package 'openai' imported from /);
+    // --mcp loads troupe/mcp only when given, and names the SDK it needs.
+    expect(report.mcp).toBe('--mcp needs the @modelcontextprotocol/sdk package: npm install @modelcontextprotocol/sdk@1');
   });
 });
