@@ -57,11 +57,12 @@ export class McpConnection {
   #closing: Promise<void> | undefined;
   #stderr = '';
 
-  constructor(spec: McpStdioServer | McpHttpServer, options: { timeoutMs: number; logger: Logger | undefined }) {
+  constructor(spec: McpStdioServer | McpHttpServer, options: { name: string | undefined; timeoutMs: number; logger: Logger | undefined }) {
     this.#spec = spec;
     this.#timeoutMs = options.timeoutMs;
     this.#logger = options.logger ?? silentLogger;
-    this.label = spec.url !== undefined ? `MCP server at ${String(spec.url)}` : `MCP server "${spec.command}"`;
+    const shown = options.name ?? (spec.url !== undefined ? undefined : spec.command);
+    this.label = shown !== undefined ? `MCP server "${shown}"` : `MCP server at ${String(spec.url)}`;
   }
 
   /** The open session, connecting (and listing the tools) first when there is none. */

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { ConfigError } from '../errors.js';
+import { ConfigError, errorMessage } from '../errors.js';
+import { defineTool } from '../tools/define-tool.js';
 import type { RetryPolicy, Tool } from '../tools/types.js';
 import { checkServerName } from './tool-names.js';
 
@@ -134,8 +135,30 @@ export function checkMcpOptions(options: McpToolsOptions): void {
   if (approval !== undefined && typeof approval !== 'function' && !APPROVALS.includes(approval)) {
     throw new ConfigError(`mcpTools: approval must be 'destructive', 'always', 'never' or a function (tool) => boolean, got ${JSON.stringify(approval)}`);
   }
+  const { reserved } = options;
+  if (reserved !== undefined && (typeof reserved === 'string' || typeof (reserved as Iterable<unknown>)[Symbol.iterator] !== 'function')) {
+    throw new ConfigError('mcpTools: reserved must be a list (or set) of tool names');
+  }
+  checkToolOptions(options);
   const { connectTimeoutMs } = options;
   if (connectTimeoutMs !== undefined && (!Number.isInteger(connectTimeoutMs) || connectTimeoutMs < 1 || connectTimeoutMs > 2_147_483_647)) {
     throw new ConfigError(`mcpTools: connectTimeoutMs must be a positive integer (milliseconds), got ${String(connectTimeoutMs)}`);
+  }
+}
+
+/** `timeoutMs` and `retry` go on every tool: checked here by `defineTool`'s own rules, once. */
+function checkToolOptions({ timeoutMs, retry }: McpToolsOptions): void {
+  if (timeoutMs === undefined && retry === undefined) return;
+  try {
+    defineTool({
+      name: 'mcp_options',
+      description: '',
+      parameters: { type: 'object', properties: {} },
+      ...(timeoutMs !== undefined && { timeoutMs }),
+      ...(retry !== undefined && { retry }),
+      execute: () => undefined,
+    });
+  } catch (error) {
+    throw new ConfigError(`mcpTools: ${errorMessage(error).replace(/^tool "mcp_options": /, '')}`);
   }
 }

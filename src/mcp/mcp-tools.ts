@@ -37,7 +37,7 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 export async function mcpTools(options: McpToolsOptions): Promise<McpTools> {
   checkMcpOptions(options);
   const logger = options.logger ?? silentLogger;
-  const connection = new McpConnection(options, { timeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, logger });
+  const connection = new McpConnection(options, { name: options.name, timeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, logger });
   let listed;
   try {
     ({ tools: listed } = await connection.open());

@@ -195,5 +195,8 @@ describe('closing', { timeout: 20_000 }, () => {
     await expect(mcpTools({ url: 'ftp://x' })).rejects.toThrow('url must be an http(s) URL');
     await expect(mcpTools({ command: 'x', name: '1st' })).rejects.toThrow('name "1st" must be a letter');
     await expect(mcpTools({ command: 'x', approval: 'sometimes' as never })).rejects.toThrow("approval must be 'destructive', 'always', 'never'");
+    await expect(mcpTools({ command: 'x', timeoutMs: -1 })).rejects.toThrow('mcpTools: timeoutMs must be an integer from 0 (no limit)');
+    await expect(mcpTools({ command: 'x', retry: { attempts: 0 } })).rejects.toThrow('mcpTools: retry.attempts must be an integer from 1');
+    await expect(mcpTools({ command: 'x', reserved: 'taken' as never })).rejects.toThrow('reserved must be a list');
   });
 });
