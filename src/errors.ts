@@ -17,7 +17,8 @@ export type TroupeErrorCode =
   | 'world_locked'
   | 'scene_state'
   | 'resume_refused'
-  | 'replay_diverged';
+  | 'replay_diverged'
+  | 'mcp_connect_failed';
 
 /** Base of every error troupe throws; `code` is a stable literal to branch on. */
 export class TroupeError extends Error {

@@ -41,6 +41,7 @@ export function buildCrowd(options: CrowdOptions): CrowdScene {
     observe: options.observe,
     logger: options.logger,
     log: options.log,
+    tools: options.tools,
   });
   const census: CrowdCensus = { steps: 0, farthest: 0, startedAt: undefined, wallMs: undefined };
   // Wall time is for the summary's steps/s only; events keep the scene's own (simulated) time.

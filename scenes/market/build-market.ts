@@ -39,6 +39,7 @@ export function buildMarket(options: MarketOptions): Scene {
     logger: options.logger,
     log: options.log,
     model: options.model,
+    tools: options.tools,
   });
   const tools = marketTools(scene.world, new QuoteBook(scene.bus, scene.name));
   const stockMoved = (event: Envelope): boolean => event.type === 'world.changed' && event.data.path.startsWith('market.stock.');

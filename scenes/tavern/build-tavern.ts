@@ -36,6 +36,7 @@ export function buildTavern(options: TavernOptions): Scene {
     logger: options.logger,
     log: options.log,
     model: options.model,
+    tools: options.tools,
   });
   const tools = tavernTools(scene.world);
   const isPatronIn = (name: string | undefined): boolean => name !== undefined && scene.world.get(['patrons', name, 'status']) === 'in';

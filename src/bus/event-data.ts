@@ -79,6 +79,12 @@ export type ToolFailure = {
   hint?: string;
 };
 
+/**
+ * How far a running call has got, as its tool reports it (`context.progress`): work done so far,
+ * out of `total` when the tool knows it, and a short note.
+ */
+export type ToolProgress = { progress: number; total?: number; message?: string };
+
 /** The media types an image part may have: the ones every supported provider takes. */
 export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
 

@@ -83,6 +83,12 @@ export type TroupeEvents = {
    */
   'tool.completed': { callId: string; name: string; args: Args; output: unknown; durationMs: number; attempt: number; parts?: ResultPartInfo[] };
   'tool.failed': { callId: string; name: string; args: Args; error: ToolFailure; attempt: number; durationMs: number };
+  /**
+   * A running call reported how far it has got (`context.progress` in its tool; an MCP server's
+   * progress notifications). Its `cause` is the attempt's `tool.started`; none comes after the
+   * attempt has ended.
+   */
+  'tool.progress': { callId: string; name: string; progress: number; total?: number; message?: string };
   /** A tool kept running after its signal aborted; its late result (if any) is discarded. */
   'tool.zombie': { callId: string; name: string; settled: 'pending' | 'resolved' | 'rejected'; lateOutput?: unknown };
   'agent.observation': { text: string; ok: boolean; round: number };

@@ -1,8 +1,12 @@
 import type { AdapterLoader } from '../llm/resolve-model.js';
+import type { McpTools, McpToolsOptions } from '../mcp/index.js';
 import { scenesDirectory } from './scene-loader.js';
 
 /** Exit codes of `troupe`: done, the scene failed, a usage error, interrupted (128 + SIGINT). */
 export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+
+/** Loads `troupe/mcp` for `--mcp` (a test passes one that fails as a missing package would). */
+export type McpLoader = () => Promise<{ mcpTools: (options: McpToolsOptions) => Promise<McpTools> }>;
 
 /** Environment variables, as `process.env` holds them. */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -26,6 +30,8 @@ export type CliOptions = {
   exit?: (code: number) => void;
   /** How `--model` loads a provider's adapter (default: its entry module); tests make one fail as a missing package. */
   loadAdapter?: AdapterLoader;
+  /** How `--mcp` loads `troupe/mcp` (default: its entry module); tests make it fail as a missing package. */
+  loadMcp?: McpLoader;
 };
 
 /** Everything a command writes to and reads from, resolved. */
@@ -39,6 +45,7 @@ export type CliIo = {
   interrupts: (listener: () => void) => () => void;
   exit: (code: number) => void;
   loadAdapter?: AdapterLoader | undefined;
+  loadMcp?: McpLoader | undefined;
 };
 
 /** Fills in the process's defaults for what the host did not give. */
@@ -54,6 +61,7 @@ export function resolveIo(out: NodeJS.WritableStream, err: NodeJS.WritableStream
     interrupts: options.interrupts ?? onSigint,
     exit: options.exit ?? ((code) => process.exit(code)),
     loadAdapter: options.loadAdapter,
+    loadMcp: options.loadMcp,
   };
 }
 

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { failure, success, type Outcome } from '../outcome.js';
 import type { SceneOptionSpec, SceneOptionValues } from '../scene/define-scene.js';
 import { sceneArgOptions, sceneOptionValues, type ArgOption } from './scene-options.js';
+import { splitCommand } from './split-command.js';
 
 /** What `troupe run` was asked to do. */
 export type RunFlags = {
@@ -28,6 +29,8 @@ export type RunFlags = {
   host: string | undefined;
   /** Hold a stepped scene before its first tick until the page resumes or steps it; only with `inspect`. */
   paused: boolean;
+  /** MCP servers whose tools every member gets (`--mcp "<command>"`, repeatable), each split into words. */
+  mcp: string[][];
   options: SceneOptionValues;
 };
 
@@ -46,6 +49,7 @@ export const COMMON_FLAGS: Record<string, ArgOption> = {
   port: { type: 'string' },
   host: { type: 'string' },
   paused: { type: 'boolean' },
+  mcp: { type: 'string', multiple: true },
 };
 
 /**
@@ -96,6 +100,12 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
   if (!host.ok) return host;
   if (host.value !== undefined && values.inspect !== true) return failure("--host is the inspector's address: give --inspect too");
   if (values.paused === true && values.inspect !== true) return failure('--paused holds the scene for the inspector\'s page: give --inspect too');
+  const mcp: string[][] = [];
+  for (const command of (values.mcp ?? []) as string[]) {
+    const words = splitCommand(command);
+    if (!words.ok) return failure(`--mcp needs the command that starts an MCP server, e.g. --mcp "npx -y @modelcontextprotocol/server-memory": ${words.problem}`);
+    mcp.push(words.value);
+  }
   const sceneOptions = sceneOptionValues(specs, values as Record<string, string | boolean | undefined>);
   if (!sceneOptions.ok) return sceneOptions;
   return success({
@@ -113,6 +123,7 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
     port: port.value,
     host: host.value,
     paused: values.paused === true,
+    mcp,
     options: sceneOptions.value,
   });
 }

@@ -3,6 +3,7 @@ import type { Bus } from '../bus/bus.js';
 import { recordProvider } from '../llm/cassette.js';
 import { resolveModel } from '../llm/resolve-model.js';
 import type { Scene, SceneModel, SceneResult } from '../scene/types.js';
+import { ConfigError } from '../errors.js';
 import { createCliLogger } from './cli-logger.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { errorText } from './error-text.js';
@@ -10,6 +11,7 @@ import type { EventHistory } from '../inspect/event-history.js';
 import { openInspectorSession, runHistory, type InspectorSession } from './inspect-session.js';
 import type { RunFlags } from './run-flags.js';
 import { openRunLog, type RunLog } from './run-log.js';
+import { openMcpServers, type McpServers } from './mcp-servers.js';
 import { createRunOutput } from './run-output.js';
 import type { LoadedScene } from './scene-loader.js';
 import { wantsColour } from './style.js';
@@ -39,8 +41,11 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
   }
   let interrupted = 0;
   let session: InspectorSession | undefined;
+  let mcp: McpServers | undefined;
   const finish = async (code: number): Promise<number> => {
     output.finish();
+    // The scene is over: its MCP servers go, whatever the way out (done, failed, Ctrl-C).
+    await mcp?.close();
     const problem = await runLog?.close();
     if (session !== undefined) {
       // --inspect keeps the page up once the scene is over, until Ctrl-C; Ctrl-C during the run quits.
@@ -72,9 +77,26 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
       return fail(io, message.startsWith(`${flags.model} `) ? `--model ${message}` : `--model ${flags.model}: ${message}`, EXIT.usage);
     }
   }
+  if (flags.mcp.length > 0) {
+    try {
+      mcp = await openMcpServers(flags.mcp, io.env, logger.value, io.loadMcp);
+    } catch (error) {
+      await finish(EXIT.usage);
+      return fail(io, (error as Error).message, error instanceof ConfigError ? EXIT.usage : EXIT.failed);
+    }
+  }
+  const tools = mcp?.tools;
   let scene: Scene;
   try {
-    scene = await definition.create({ observe, seed, logger: logger.value, log: runLog?.log, ...(model !== undefined && { model }), options: flags.options });
+    scene = await definition.create({
+      observe,
+      seed,
+      logger: logger.value,
+      log: runLog?.log,
+      ...(model !== undefined && { model }),
+      ...(tools !== undefined && { tools }),
+      options: flags.options,
+    });
   } catch (error) {
     output.finish();
     io.err.write(`troupe: scene "${name}" failed while being built:\n${errorText(error, folder)}\n`);

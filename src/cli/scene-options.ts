@@ -2,7 +2,7 @@ import { failure, success, type Outcome } from '../outcome.js';
 import type { SceneOptionSpec, SceneOptionValues } from '../scene/define-scene.js';
 
 /** What node:util parseArgs takes for one option. */
-export type ArgOption = { type: 'string' | 'boolean'; short?: string };
+export type ArgOption = { type: 'string' | 'boolean'; short?: string; multiple?: boolean };
 
 /** A scene's options as parseArgs options: values are read as text and checked by `sceneOptionValues`. */
 export function sceneArgOptions(specs: Readonly<Record<string, SceneOptionSpec>>): Record<string, ArgOption> {

@@ -28,6 +28,9 @@ Run flags:
                    else is warned about: the page can approve tool calls)
   --paused         with --inspect, hold a stepped scene before its first tick until
                    Resume or Step on the page
+  --mcp "CMD"      start an MCP server (split like a shell would, no shell run) and give
+                   every member its tools; repeatable. Needs @modelcontextprotocol/sdk.
+                   See docs/mcp.md.
   -h, --help       help; with a scene, its own flags too
 
 Environment: TROUPE_LOG_LEVEL (default warn), TROUPE_SCENES_DIR, NO_COLOR; for --model

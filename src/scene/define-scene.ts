@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Bus } from '../bus/bus.js';
 import { ConfigError } from '../errors.js';
 import type { SessionLog } from '../record/session-log.js';
+import type { Tool } from '../tools/types.js';
 import type { Scene, SceneModel, SceneOptions, SceneResult } from './types.js';
 
 /** A scene-specific command-line option (`troupe run crowd --npcs 1000`). */
@@ -24,6 +25,8 @@ export type SceneContext = {
   log?: SessionLog;
   /** A real model chosen by the runner (`--model`): members with instructions use it. */
   model?: SceneModel;
+  /** Tools the runner gives every member (`--mcp`): pass them to `createScene`'s `tools`. */
+  tools?: readonly Tool[];
   options: SceneOptionValues;
 };
 
@@ -71,18 +74,20 @@ export function defineScene(definition: SceneDefinition): SceneDefinition {
 }
 
 /** Flags of `troupe run` itself; a scene option cannot take these names. */
-const RESERVED = new Set(['ticks', 'seed', 'log', 'quiet', 'json', 'help', 'model', 'protocol', 'inspect', 'port']);
+const RESERVED = new Set(['ticks', 'seed', 'log', 'quiet', 'json', 'help', 'model', 'protocol', 'inspect', 'port', 'mcp']);
 
 /**
  * The options of `createScene` a scene should take from its context: seed, bus or bus observer,
- * logger, log and the runner's model. Spread it into `createScene` so that `troupe run` sees and records everything.
+ * logger, log, the runner's model and the runner's tools. Spread it into `createScene` so that
+ * `troupe run` sees and records everything.
  *
  * @example
  * create: (context) => createScene({ name: 'tavern', ...sceneOptionsFrom(context), world })
  */
-export function sceneOptionsFrom(context: SceneContext): Pick<SceneOptions, 'seed' | 'bus' | 'observe' | 'logger' | 'log' | 'model'> {
-  const options: Pick<SceneOptions, 'seed' | 'bus' | 'observe' | 'logger' | 'log' | 'model'> = { seed: context.seed };
+export function sceneOptionsFrom(context: SceneContext): Pick<SceneOptions, 'seed' | 'bus' | 'observe' | 'logger' | 'log' | 'model' | 'tools'> {
+  const options: Pick<SceneOptions, 'seed' | 'bus' | 'observe' | 'logger' | 'log' | 'model' | 'tools'> = { seed: context.seed };
   if (context.model !== undefined) options.model = context.model;
+  if (context.tools !== undefined) options.tools = context.tools;
   if (context.bus !== undefined) options.bus = context.bus;
   if (context.observe !== undefined) options.observe = context.observe;
   if (context.logger !== undefined) options.logger = context.logger;

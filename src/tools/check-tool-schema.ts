@@ -104,7 +104,7 @@ export function checkToolSchema(toolName: string, parameters: unknown): Compiled
   } catch (error) {
     if (error instanceof ToolSchemaError) throw error;
     const message = errorMessage(error);
-    throw new ToolSchemaError(toolName, `parameters do not compile under strict AJV (PROTOCOL.md rule 16): ${message}`, {
+    throw new ToolSchemaError(toolName, `parameters do not compile under strict AJV: ${message}`, {
       cause: error,
     });
   }

@@ -2,7 +2,7 @@ import type { Args } from '../protocol/types.js';
 import { classifyError } from './classify-error.js';
 import type { DispatchStats } from './dispatch-stats.js';
 import type { StopScope, Stoppable } from './stop-scope.js';
-import type { CallDispatcher, Tool, ToolContext, ToolFailure } from './types.js';
+import type { CallDispatcher, Tool, ToolContext, ToolFailure, ToolProgress } from './types.js';
 
 /** How one attempt ended, as far as the caller is concerned. */
 export type AttemptOutcome = { ok: true; output: unknown } | { ok: false; failure: ToolFailure };
@@ -10,8 +10,14 @@ export type AttemptOutcome = { ok: true; output: unknown } | { ok: false; failur
 /** What a zombie did after its attempt had already failed. */
 export type ZombieReport = { settled: 'pending' | 'resolved' | 'rejected'; lateOutput?: unknown };
 
-/** What makes `context.dispatcher` for an attempt, given the attempt's signal (the running call). */
-export type DispatcherSource = { dispatcherFor(signal: AbortSignal): CallDispatcher };
+/**
+ * The running call behind an attempt's context: it makes `context.dispatcher` for the attempt's
+ * signal, and publishes what `context.progress` reports.
+ */
+export type DispatcherSource = {
+  dispatcherFor(signal: AbortSignal): CallDispatcher;
+  reportProgress(update: ToolProgress): void;
+};
 
 export type AttemptOptions = {
   tool: Tool;
@@ -100,6 +106,11 @@ class Attempt implements Stoppable {
     const source = this.#options.source;
     if (source === undefined) return undefined;
     return (this.#dispatcher ??= source.dispatcherFor(this.signal()));
+  }
+
+  /** Passes a progress report on while the attempt runs; after its end, nobody waits for one. */
+  progress(update: ToolProgress): void {
+    if (this.#state === RUNNING) this.#options.source?.reportProgress(update);
   }
 
   track(running: Promise<unknown>): Promise<AttemptOutcome> {
@@ -217,8 +228,8 @@ class Attempt implements Stoppable {
  * The `ToolContext` a tool receives. `signal` is an own enumerable getter, so `{ ...context }`
  * still carries it, and it makes the `AbortController` only when a tool reads it: most tools that
  * answer synchronously never do, and a controller costs microseconds in Node 20. `dispatcher`
- * is a getter on the prototype instead: only skills read it, and it need not survive a copy. The
- * attempt behind both is private, out of the tool's reach.
+ * and `progress` are on the prototype instead: only some tools use them, and they need not
+ * survive a copy. The attempt behind them is private, out of the tool's reach.
  */
 class AttemptContext implements ToolContext {
   // Declared, not initialised: the constructor sets them in the order the old context had.
@@ -249,6 +260,10 @@ class AttemptContext implements ToolContext {
 
   get dispatcher(): CallDispatcher | undefined {
     return this.#owner.dispatcher();
+  }
+
+  progress(update: ToolProgress): void {
+    this.#owner.progress(update);
   }
 }
 

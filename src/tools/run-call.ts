@@ -10,7 +10,7 @@ import { freezeArgs } from './freeze-args.js';
 import { checkToolResult, describeParts, isToolResult } from './result-parts.js';
 import { abortedFailure, runAttempt, type AttemptOutcome, type DispatcherSource, type ZombieReport } from './run-attempt.js';
 import type { StopScope } from './stop-scope.js';
-import type { CallDispatcher, Tool, ToolContext, ToolFailure } from './types.js';
+import type { CallDispatcher, Tool, ToolContext, ToolFailure, ToolProgress } from './types.js';
 import type { ToolResult } from './result-parts.js';
 import { errorMessage } from '../errors.js';
 
@@ -250,6 +250,35 @@ class CallRun implements DispatcherSource {
   dispatcherFor(signal: AbortSignal): CallDispatcher {
     return new NestedDispatcher(this, signal);
   }
+
+  /**
+   * Publishes `tool.progress` for the running attempt. With the bus at hand its cause is the
+   * attempt's `tool.started`, as for nested calls; a report that is not a number of work done
+   * throws, failing the call like any other bug in the tool.
+   */
+  reportProgress(update: ToolProgress): void {
+    const { dispatch, call } = this;
+    const data: TroupeEvents['tool.progress'] = { callId: call.callId, name: call.name, ...checkProgress(update) };
+    const { bus, agent, scene } = dispatch.options;
+    if (bus === undefined) dispatch.options.publish('tool.progress', data);
+    else bus.publish('tool.progress', data, { agent, scene, cause: this.startedId });
+  }
+}
+
+/** Longest progress message passed on; servers and tools may send anything. */
+const MAX_PROGRESS_MESSAGE_CHARS = 1_000;
+
+function checkProgress(update: ToolProgress): ToolProgress {
+  const { progress, total, message } = (update ?? {}) as Partial<ToolProgress>;
+  if (typeof progress !== 'number' || !Number.isFinite(progress)) {
+    throw new TypeError(`context.progress needs { progress: number, total?: number, message?: string }; progress was ${String(progress)}`);
+  }
+  const checked: ToolProgress = { progress };
+  if (typeof total === 'number' && Number.isFinite(total)) checked.total = total;
+  if (typeof message === 'string' && message !== '') {
+    checked.message = message.length > MAX_PROGRESS_MESSAGE_CHARS ? `${message.slice(0, MAX_PROGRESS_MESSAGE_CHARS)}…` : message;
+  }
+  return checked;
 }
 
 /**

@@ -1,10 +1,10 @@
 import type { Bus } from '../bus/bus.js';
-import type { ToolFailure } from '../bus/event-data.js';
+import type { ToolFailure, ToolProgress } from '../bus/event-data.js';
 import type { Envelope } from '../bus/events.js';
 import type { Args, ToolCall } from '../protocol/types.js';
 import type { ToolLimiters } from './acquire-slot.js';
 
-export type { ToolErrorKind, ToolFailure } from '../bus/event-data.js';
+export type { ToolErrorKind, ToolFailure, ToolProgress } from '../bus/event-data.js';
 
 /** The result of one call, in the model's order; `args` is the frozen copy the tool received. */
 export type CallResult =
@@ -42,6 +42,21 @@ export type ToolContext = {
    * context that the dispatcher did not make.
    */
   readonly dispatcher?: CallDispatcher;
+  /**
+   * Reports how far the call has got, published as `tool.progress` with this call's id and tool
+   * name (its `cause` is the attempt's `tool.started`). Reports after the attempt has ended are
+   * dropped. A method on the context's prototype, like `dispatcher`: a copy of the context does
+   * not carry it, and it is undefined in a context the dispatcher did not make.
+   *
+   * @example
+   * execute: async ({ files }, context) => {
+   *   for (const [index, file] of files.entries()) {
+   *     await upload(file, context.signal);
+   *     context.progress?.({ progress: index + 1, total: files.length, message: `uploaded ${file}` });
+   *   }
+   * }
+   */
+  progress?(update: ToolProgress): void;
 };
 
 /**

@@ -32,4 +32,5 @@ test('subscriptions narrow the envelope', () => {
     if (event.type === 'agent.finished') expectTypeOf(event.data.reason).toEqualTypeOf<'final_answer' | 'max_rounds' | 'turn_ended' | 'budget' | 'aborted' | 'error'>();
   });
   expectTypeOf<Envelope<'world.changed'>['data']>().toEqualTypeOf<{ path: string; value: unknown; tick: number }>();
+  expectTypeOf<Envelope<'tool.progress'>['data']>().toEqualTypeOf<{ callId: string; name: string; progress: number; total?: number; message?: string }>();
 });

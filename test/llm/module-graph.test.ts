@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../', import.meta.url);
 
-/** The client libraries, which only their own entries may load (they are optional peer dependencies): the model clients, the AI SDK's packages, OpenTelemetry. */
-const CLIENT_LIBRARY = /^(openai|@anthropic-ai\/sdk|@google\/genai|ai|@ai-sdk\/[^/]+|@opentelemetry\/[^/]+)(?:\/|$)/;
+/** The client libraries, which only their own entries may load (they are optional peer dependencies): the model clients, the AI SDK's packages, OpenTelemetry, the MCP SDK. */
+const CLIENT_LIBRARY = /^(openai|@anthropic-ai\/sdk|@google\/genai|ai|@ai-sdk\/[^/]+|@opentelemetry\/[^/]+|@modelcontextprotocol\/sdk)(?:\/|$)/;
 
-/** Where a client library may be named: each adapter's folder and its provider module, and `troupe/otel`'s folder. */
-const ADAPTER_FILE = /^src\/(?:llm\/(?:openai|anthropic|gemini|ai-sdk)(?:\/|-provider\.ts$)|otel\/)/;
+/** Where a client library may be named: each adapter's folder and its provider module, and the folders of troupe/otel and troupe/mcp. */
+const ADAPTER_FILE = /^src\/(?:llm\/(?:openai|anthropic|gemini|ai-sdk)(?:\/|-provider\.ts$)|otel\/|mcp\/)/;
 
 /** Every TypeScript file under `src/`, relative to the repository. */
 function sourceFiles(): string[] {
@@ -57,10 +57,12 @@ report.adapter = await outcome(import(new URL('src/llm/openai/index.ts', root)))
 // The AI SDK adapter names the AI SDK in types only: the model object brings its own code.
 report.aiSdk = await outcome(import(new URL('src/llm/ai-sdk/index.ts', root)));
 report.aiSdkHidden = await outcome(import('@ai-sdk/provider'));
+const { openMcpServers } = await import(new URL('src/cli/mcp-servers.ts', root));
+report.mcp = await outcome(openMcpServers([['some-server']], {}, undefined));
 console.log(JSON.stringify(report));
 `;
 
-type Report = { shared: Record<string, string>; specs: Record<string, string>; adapter: string; aiSdk: string; aiSdkHidden: string };
+type Report = { shared: Record<string, string>; specs: Record<string, string>; adapter: string; aiSdk: string; aiSdkHidden: string; mcp: string };
 
 describe('the module graph', () => {
   it('names no client library outside the adapters, not even in a type import', () => {
@@ -70,7 +72,7 @@ describe('the module graph', () => {
     expect(named).toEqual([]);
   });
 
-  it('loads the shared modules and the CLI without any client library, and --model asks for the one it needs', async () => {
+  it('loads the shared modules and the CLI without any client library, and --model and --mcp ask for the one they need', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', PROBE], { cwd: root });
     const report = JSON.parse(stdout) as Report;
     expect(Object.keys(report.shared)).toEqual(expect.arrayContaining(['src/llm/types.ts', 'src/llm/resolve-model.ts', 'src/llm/cassette.ts']));
@@ -85,5 +87,7 @@ describe('the module graph', () => {
     expect(report.adapter).toMatch(/^Cannot find package 'openai' imported from /);
     expect(report.aiSdkHidden).toMatch(/^Cannot find package '@ai-sdk\/provider'/);
     expect(report.aiSdk).toBe('loaded');
+    // --mcp loads troupe/mcp only when given, and names the SDK it needs.
+    expect(report.mcp).toBe('--mcp needs the @modelcontextprotocol/sdk package: npm install @modelcontextprotocol/sdk@1');
   });
 });

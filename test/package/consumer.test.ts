@@ -41,7 +41,7 @@ describe('the packed package', () => {
   it('installs without any model client library: they are optional peers', () => {
     const installed = readdirSync(join(project, 'node_modules'));
     expect(installed).toContain('troupe');
-    for (const client of ['openai', '@anthropic-ai', '@google', '@ai-sdk', 'ai']) expect(installed).not.toContain(client);
+    for (const client of ['openai', '@anthropic-ai', '@google', '@ai-sdk', 'ai', '@modelcontextprotocol']) expect(installed).not.toContain(client);
   });
 
   it('compiles with skipLibCheck false and runs an agent and every subpath but the adapters', () => {
@@ -105,9 +105,12 @@ console.log(JSON.stringify({ name: provider.name, model: provider.model, accepts
     });
   }, 180_000);
 
-  it('says which package to install when an adapter is imported without its client', () => {
+  it('says which package to install when an adapter or troupe/mcp is imported without its client', () => {
     writeFileSync(join(project, 'adapter.mjs'), "await import('troupe/openai');");
     expect(() => run(process.execPath, ['adapter.mjs'], project)).toThrow(/Cannot find package 'openai'/);
     expect(existsSync(join(project, 'node_modules/troupe/dist/src/llm/openai/index.d.ts'))).toBe(true);
+    writeFileSync(join(project, 'mcp.mjs'), "await import('troupe/mcp');");
+    expect(() => run(process.execPath, ['mcp.mjs'], project)).toThrow(/Cannot find package '@modelcontextprotocol\/sdk'/);
+    expect(existsSync(join(project, 'node_modules/troupe/dist/src/mcp/index.d.ts'))).toBe(true);
   });
 });
