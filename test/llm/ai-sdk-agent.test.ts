@@ -121,7 +121,7 @@ describe('an agent on aiSdkProvider (MockLanguageModelV3)', () => {
     await vi.advanceTimersByTimeAsync(1);
     await expect(running).resolves.toMatchObject({ reason: 'final_answer', text: 'Hello.' });
     expect(events.filter('llm.error').map((event) => event.data)).toEqual([
-      { round: 1, kind: 'rate_limit', message: 'mock-provider: HTTP 429: Rate limit reached for requests', retryable: true, attempt: 1 },
+      { round: 1, kind: 'rate_limit', message: 'mock-provider: HTTP 429: Rate limit reached for requests', retryable: true, attempt: 1, retryAfterMs: 7_000 },
     ]);
   });
 
