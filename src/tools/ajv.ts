@@ -85,7 +85,7 @@ export function checkMetaSchemas(schema: unknown, basePath = ''): SchemaFault | 
     if (typeof declared !== 'string' || !DRAFT_07_IDS.has(declared)) {
       return {
         path: `${basePath}/$schema`,
-        message: `"$schema" is ${JSON.stringify(declared)}; troupe validates with JSON Schema draft-07, so remove "$schema" or set it to "http://json-schema.org/draft-07/schema#"`,
+        message: `"$schema" is ${JSON.stringify(declared)}; troupe reads JSON Schema draft-07 and 2020-12, so remove "$schema" or set it to "http://json-schema.org/draft-07/schema#" or "https://json-schema.org/draft/2020-12/schema"`,
       };
     }
   }

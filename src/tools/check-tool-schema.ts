@@ -3,6 +3,7 @@
  * compilation under the options of rule 16. Everything here throws `ToolSchemaError` at define time,
  * before any model sees the tool.
  */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { ValidateFunction } from 'ajv';
 import { ToolSchemaError, errorMessage } from '../errors.js';
 import { isForbiddenName } from '../protocol/forbidden-names.js';
@@ -28,6 +29,8 @@ export type CompiledParameters = {
   validate: ValidateFunction;
   /** Branch validators keyed by the branch's JSON pointer in the parameters (`/properties/x/anyOf/1`). */
   branches: ReadonlyMap<string, ValidateFunction>;
+  /** The Standard Schema the tool was defined with, whose `validate` runs after AJV accepts. */
+  standard?: StandardSchemaV1;
 };
 
 /**
