@@ -34,7 +34,7 @@ export type SessionLogOptions = {
   fs?: Partial<LogFs>;
 };
 
-/** A JSONL session log attached to a bus (DESIGN.md §6). */
+/** A JSONL session log attached to a bus (docs/session-log.md). */
 export type SessionLog = {
   readonly path: string;
   /** The write failure that stopped the log, if any. */

@@ -1,5 +1,5 @@
 /**
- * The one place troupe configures AJV (PROTOCOL.md rule 16): the validator options, the formats it
+ * The one place troupe configures AJV (docs/protocol.md rule 16): the validator options, the formats it
  * knows, and the meta-schema checks every tool's `parameters` must pass before it is compiled.
  */
 import { createRequire } from 'node:module';
@@ -7,7 +7,7 @@ import { Ajv, type AnySchemaObject, type ErrorObject, type Options, type Validat
 import type { JsonSchema } from './types.js';
 
 
-/** Exactly the options of PROTOCOL.md rule 16: no coercion, no removal, own properties only. */
+/** Exactly the options of docs/protocol.md rule 16: no coercion, no removal, own properties only. */
 export const AJV_OPTIONS = Object.freeze({
   strict: true,
   allowUnionTypes: true,

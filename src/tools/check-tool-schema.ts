@@ -1,5 +1,5 @@
 /**
- * Registration checks of PROTOCOL.md rule 18: tool and property names, the secure meta-schema, and
+ * Registration checks of docs/protocol.md rule 18: tool and property names, the secure meta-schema, and
  * compilation under the options of rule 16. Everything here throws `ToolSchemaError` at define time,
  * before any model sees the tool.
  */
@@ -107,7 +107,7 @@ export function checkToolSchema(toolName: string, parameters: unknown): Compiled
   } catch (error) {
     if (error instanceof ToolSchemaError) throw error;
     const message = errorMessage(error);
-    throw new ToolSchemaError(toolName, `parameters do not compile under strict AJV (PROTOCOL.md rule 16): ${message}`, {
+    throw new ToolSchemaError(toolName, `parameters do not compile under strict AJV (no coercion, no unknown keywords or formats: docs/protocol.md rule 16): ${message}`, {
       cause: error,
     });
   }

@@ -1,5 +1,5 @@
 /**
- * The validate stage: raw calls in, schema-valid calls out (PROTOCOL.md rules 9 and 11–17).
+ * The validate stage: raw calls in, schema-valid calls out (docs/protocol.md rules 9 and 11–17).
  * Calls are checked in document order; the first problem rejects the whole block, so no call of
  * a block with one bad call runs.
  */
