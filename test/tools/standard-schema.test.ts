@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ToolSchemaError, defineTool, scriptedProvider, type ModelRequest, type Provider, type Tool } from '../../src/index.js';
 import { renderManifest } from '../../src/protocol/index.js';
+import { chatRequest } from '../../src/llm/openai/chat-request.js';
 import { createRegistry } from '../../src/tools/index.js';
 import { testAgent } from '../../src/testing/index.js';
 
@@ -51,6 +52,9 @@ describe.each(lookupTools([]).map(([library]) => library))('parameters from %s',
     const { agent } = testAgent({ provider, tools: [tool], protocol: 'native' });
     await agent.run('Who is 7?');
     expect(requests[0]!.tools).toEqual([{ name: 'lookup', description: 'Find a player.', parameters: tool.parameters }]);
+    // …and an adapter sends that JSON Schema as the function's parameters.
+    const openai = chatRequest(requests[0]!, { model: 'gpt-4o-mini', reasoningModel: false });
+    expect(openai.tools?.[0]).toMatchObject({ type: 'function', function: { name: 'lookup', parameters: tool.parameters } });
   });
 
   it('rejects model output of the wrong type with a worded issue, then runs the corrected call', async () => {
