@@ -107,6 +107,9 @@ export function checkToolSchema(toolName: string, parameters: unknown): Compiled
   } catch (error) {
     if (error instanceof ToolSchemaError) throw error;
     const message = errorMessage(error);
+    // Whether a huge schema overflows the stack while AJV compiles it or when the result first
+    // runs depends on frame sizes (JIT state); either way the schema is too large.
+    if (error instanceof RangeError && /call stack/i.test(message)) throw tooLarge(toolName, message, error);
     throw new ToolSchemaError(toolName, `parameters do not compile under strict AJV (no coercion, no unknown keywords or formats: docs/protocol.md rule 16): ${message}`, {
       cause: error,
     });
@@ -122,13 +125,16 @@ function probe(toolName: string, validate: ValidateFunction): void {
   try {
     validate({});
   } catch (error) {
-    const message = errorMessage(error);
-    throw new ToolSchemaError(
-      toolName,
-      `parameters compile to a validator that cannot run (${message}); the schema is too large — split the tool or group its properties`,
-      { cause: error },
-    );
+    throw tooLarge(toolName, errorMessage(error), error);
   }
+}
+
+function tooLarge(toolName: string, message: string, cause: unknown): ToolSchemaError {
+  return new ToolSchemaError(
+    toolName,
+    `parameters compile to a validator that cannot run (${message}); the schema is too large — split the tool or group its properties`,
+    { cause },
+  );
 }
 
 type WalkState = { toolName: string; root: JsonSchema; branchPointers: string[]; defsSchemas: Array<[string, unknown]> };
