@@ -31,7 +31,7 @@ export class TroupeError extends Error {
   }
 }
 
-/** A tool definition that cannot be registered (PROTOCOL.md rule 18). */
+/** A tool definition that cannot be registered (docs/protocol.md rule 18). */
 export class ToolSchemaError extends TroupeError {
   readonly tool: string;
 

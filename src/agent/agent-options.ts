@@ -12,7 +12,7 @@ import type { AgentSnapshot } from './run/agent-snapshot.js';
 import type { PendingObservation } from './run/run-state.js';
 import type { JsonSchema, LooseArgs, RetryPolicy, Tool } from '../tools/types.js';
 
-/** The options of `createAgent` (DESIGN.md §8). */
+/** The options of `createAgent` (docs/agent-cycle.md lists them with their defaults). */
 export type AgentOptions = {
   /** Names the agent on the bus; also the prefix of its call ids. */
   name: string;
@@ -32,7 +32,7 @@ export type AgentOptions = {
   bus?: Bus;
   /** The scene this agent belongs to, stamped on its events. */
   scene?: string;
-  /** Protocol limits (PROTOCOL.md), per agent. */
+  /** Protocol limits (docs/protocol.md, Limits), per agent. */
   limits?: Partial<ProtocolLimits>;
   /** Concurrent tool executions for this agent (default 8). Ignored when `limiter` is given. */
   concurrency?: number;

@@ -14,7 +14,7 @@ export type Publish = <K extends EventType>(type: K, data: TroupeEvents[K]) => E
 /** Stops a subscription. Calling it twice is harmless. */
 export type Unsubscribe = () => void;
 
-/** The typed event bus every part of troupe talks over (DESIGN.md §4). */
+/** The typed event bus every part of troupe talks over; its catalogue is in docs/bus.md. */
 export type Bus = {
   /** Publishes one event and returns its envelope (its `id` is the `cause` of what follows). */
   publish<K extends EventType>(type: K, data: TroupeEvents[K], meta?: EventMeta): Envelope<K>;

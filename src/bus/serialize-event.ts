@@ -10,7 +10,7 @@ export type SerializeEnvelopeOptions = SafeJsonOptions & {
 };
 
 /**
- * One envelope as one line of JSON with `v: CATALOGUE_VERSION` (DESIGN.md §4), for the log, SSE
+ * One envelope as one line of JSON with `v: CATALOGUE_VERSION` (docs/bus.md), for the log, SSE
  * and Redis. `data` goes through `safeJson`, so deep, cyclic or exotic data never throws. With
  * `maxChars`, the envelope fields are always kept and only `data` gives way: it is replaced by
  * `{ "$truncated": true, "chars": n, "preview": "…" }`, so the line stays valid JSON. Short

@@ -10,7 +10,7 @@ export type AdapterOptions = {
   model: string;
   /** One API key. Defaults to the provider's usual environment variable. */
   apiKey?: string;
-  /** Several keys, used in turn and rotated on 401/429 (seed 001's `api_keys`). */
+  /** Several keys, used in turn and rotated on 401/429. */
   apiKeys?: readonly string[];
   /** Another server speaking the same wire format (a proxy, a local server, a test). */
   baseURL?: string;

@@ -5,7 +5,7 @@ import type { Clock } from '../bus/ids.js';
 export type LeasedKey = { readonly index: number; readonly label: string; readonly value: string };
 
 /**
- * Several API keys for one provider (seed 001's `api_keys`), used in turn. A key answered with
+ * Several API keys for one provider (`apiKeys`), used in turn. A key answered with
  * 429 rests until its `retry-after` has passed; a key answered with 401/403 is set aside for the
  * life of the ring. Keys never leave the ring except to authenticate: errors and logs name them by
  * their label only.

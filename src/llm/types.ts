@@ -7,7 +7,7 @@ export type { FinishReason, NativeToolCall, ProviderErrorKind, Usage } from '../
 export type MessageImage = { data: Uint8Array; mediaType: ImageMediaType };
 
 /**
- * The conversation, provider-neutral (seed 001's ChatMessage union). `images` ride along with
+ * The conversation, provider-neutral: system, user, assistant and tool messages. `images` ride along with
  * the text of a user or tool message (rich tool results); `content` still names them, so a
  * provider that drops them loses no more than the pictures.
  */

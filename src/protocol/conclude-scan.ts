@@ -24,7 +24,7 @@ export type ScanFacts = {
   exampleSeen: boolean;
 };
 
-/** Turns scan facts into the parse result (rules 4–8), in the order PROTOCOL.md checks them. */
+/** Turns scan facts into the parse result (rules 4–8), in the order docs/protocol.md gives (rule 8). */
 export function concludeScan(
   facts: ScanFacts,
   options: ResolvedParseOptions,

@@ -77,6 +77,8 @@ function constraints(schema: unknown): string[] {
   ];
   for (const [key, label] of bounds) {
     const value = own(schema, key);
+    // zod writes every integer's safe range as bounds; integers are held to it anyway, so say nothing.
+    if ((key === 'minimum' || key === 'maximum') && Math.abs(value as number) === Number.MAX_SAFE_INTEGER) continue;
     if (typeof value === 'number') marks.push(label.includes('{}') ? label.replace('{}', String(value)) : `${label} ${value}`);
   }
   if (own(schema, 'uniqueItems') === true) marks.push('items unique');

@@ -1,5 +1,5 @@
 /**
- * Names that must never become keys of plain objects built from model output (PROTOCOL.md rule
+ * Names that must never become keys of plain objects built from model output (docs/protocol.md rule
  * 9): every own property of `Object.prototype`, plus `prototype`. Computed from the running engine,
  * so a member a newer engine adds is covered without a code change.
  */

@@ -1,5 +1,5 @@
 /**
- * A checking JSON parser for model-written JSON (PROTOCOL.md rule 15). `JSON.parse` keeps the
+ * A checking JSON parser for model-written JSON (docs/protocol.md rule 15). `JSON.parse` keeps the
  * last of duplicate keys, accepts `__proto__` as a key and nests as deep as the stack allows; this
  * parser reports each of those instead, in one iterative forward pass.
  */
@@ -19,7 +19,7 @@ export type CheckedJsonOptions = { maxDepth: number; baseDepth: number };
 type Frame = { container: Record<string, unknown> | unknown[]; key: string };
 
 /**
- * Parses one JSON value strictly (RFC 8259), with the checks of PROTOCOL.md rule 15: duplicate
+ * Parses one JSON value strictly (RFC 8259), with the checks of docs/protocol.md rule 15: duplicate
  * keys → `duplicate_param`, `Object.prototype` member names or `prototype` as keys →
  * `forbidden_name`, a member deeper than `maxDepth` → `limit_exceeded`, lone surrogates and
  * forbidden control characters in keys or strings → `invalid_character`, anything else →

@@ -1,6 +1,6 @@
 /**
  * The prompt manifest: the system-prompt section that tells the model which tools it has, what
- * their parameters are, and how to write a call (DESIGN.md §3).
+ * their parameters are, and how to write a call (docs/tools.md, The manifest).
  */
 import { describeParameterLines } from './describe-schema.js';
 import { exampleCall, type ExampleCall } from './example-call.js';
@@ -17,7 +17,7 @@ export type ManifestOptions = {
   instructions?: string;
 };
 
-/** The `<ACTION>` format rules in plain words (PROTOCOL.md, as a model needs them). */
+/** The `<ACTION>` format rules in plain words (docs/protocol.md, as a model needs them). */
 export const XML_RULES: readonly string[] = Object.freeze([
   'Text before the <ACTION> block is what you say; others see it.',
   'Write at most one <ACTION> block per reply, at the end. Nothing after </ACTION> is read.',

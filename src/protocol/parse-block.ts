@@ -1,5 +1,5 @@
 /**
- * The inside of one `<ACTION>` block (PROTOCOL.md rules 6–8): size, characters, then structure,
+ * The inside of one `<ACTION>` block (docs/protocol.md rules 6–8): size, characters, then structure,
  * into raw calls. Names are not looked up here; that is the validate stage.
  */
 import { failure, success, type Outcome } from '../outcome.js';

@@ -1,5 +1,5 @@
 /**
- * The native format (PROTOCOL.md rule 17, the parts that need no registry): the provider's tool
+ * The native format (docs/protocol.md rule 17, the parts that need no registry): the provider's tool
  * calls become raw calls. The content is never scanned for `<ACTION>`: with native calling, text
  * is only speech.
  */

@@ -10,7 +10,7 @@ export type { ParseOptions } from './parse-options.js';
 export { createActionScanner, type ActionScanner, type ScanFinish, type ScanProgress } from './scan-output.js';
 
 /**
- * Parses one model output (PROTOCOL.md rules 1–8): finds the `<ACTION>` block, splits it into raw
+ * Parses one model output (docs/protocol.md rules 1–8): finds the `<ACTION>` block, splits it into raw
  * calls, and returns the visible text before it. Never throws; a problem is in `problem`.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * The block finder (PROTOCOL.md rules 1–5) as an incremental state machine fed in chunks. Batch
+ * The block finder (docs/protocol.md rules 1–5) as an incremental state machine fed in chunks. Batch
  * parsing is this scanner fed the whole text once, so streaming and batch agree by construction.
  *
  * The machine reads the text in one of a few modes. Where a decision needs text that has not

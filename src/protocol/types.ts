@@ -13,7 +13,7 @@ export type {
 } from '../bus/event-data.js';
 import type { Args, MalformedCategory } from '../bus/event-data.js';
 
-/** Configurable limits (PROTOCOL.md rules 6 and 8); defaults in `DEFAULT_LIMITS`. */
+/** Configurable limits (docs/protocol.md rules 6 and 8); defaults in `DEFAULT_LIMITS`. */
 export type ProtocolLimits = {
   /** Characters from `<ACTION>` to `</ACTION>` inclusive (JS string length). */
   maxActionChars: number;
@@ -59,7 +59,7 @@ export type MalformedProblem = {
   offset?: number;
 };
 
-/** The result of scanning one model output (PROTOCOL.md rules 1–9 structure; names come later). */
+/** The result of scanning one model output (docs/protocol.md rules 1–9 structure; names come later). */
 export type ParsedOutput = {
   /** The visible response: the text before the block, or the whole text when there is none. */
   text: string;

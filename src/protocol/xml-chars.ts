@@ -5,7 +5,7 @@
  * `findForbiddenCharacter` skip text with nothing suspicious in one native pass.
  */
 
-/** True for the ASCII whitespace XML and PROTOCOL.md rule 10 trim: space, TAB, LF, CR. */
+/** True for the ASCII whitespace XML and docs/protocol.md rule 10 trim: space, TAB, LF, CR. */
 export function isXmlSpace(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
 }

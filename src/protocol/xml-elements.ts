@@ -1,6 +1,6 @@
 /**
  * The element layer of the `<ACTION>` grammar: splitting an element's inner text into child
- * elements with stop-node semantics (PROTOCOL.md rules 8 and 10), and decoding a string value.
+ * elements with stop-node semantics (docs/protocol.md rules 8 and 10), and decoding a string value.
  * Both are single forward passes: every search resumes where the previous one stopped.
  */
 import { failure, success, type Outcome } from '../outcome.js';
@@ -259,7 +259,7 @@ function findClose(text: string, name: string, from: number, to: number): number
 }
 
 /**
- * Decodes an element's raw inner text to its string value (PROTOCOL.md rule 10).
+ * Decodes an element's raw inner text to its string value (docs/protocol.md rule 10).
  *
  * CDATA sections are unwrapped verbatim. Elsewhere the five predefined entities and numeric
  * references to legal XML characters are decoded in one pass; other `&…;` and a bare `&` stay

@@ -72,7 +72,7 @@ export type ReplayHooks = {
   journal: DispatchOptions['journal'];
 };
 
-/** A JSONL session log attached to a bus. */
+/** A JSONL session log attached to a bus (docs/session-log.md). */
 export type SessionLog = {
   readonly path: string;
   /** The write failure that stopped the log, if any. */

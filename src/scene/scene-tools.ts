@@ -23,7 +23,7 @@ export const BUILT_IN_TOOLS = ['read_world', 'update_private', 'say', 'publish_e
 const MAX_SPEECH = 2_000;
 
 /**
- * The built-in tools of seed 002, as ordinary tools every scene agent gets: read the world, update
+ * The built-in tools every scene agent gets, as ordinary tools: read the world, update
  * its own private state, say something others hear, publish a scene event. They go through the
  * same validation, dispatch and events as any tool.
  */

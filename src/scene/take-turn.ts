@@ -22,7 +22,7 @@ const BRAIN_INPUT = '(perception given to the brain)';
 export function takeTurn(stage: TurnStage, member: SceneMember, tick: number, done: (reason: RunReason) => void): void {
   const { reason, detail, cause } = member.trigger!;
   const finish = (ended: RunReason, observation: SceneMember['lastObservation']): void => {
-    // The last round's outcome opens the next turn (seed 002: observations feed the next deliberation).
+    // The last round's outcome opens the next turn: an observation always feeds the next deliberation.
     member.lastObservation = observation;
     if (ended === 'budget' && member.budget?.exhausted !== undefined) member.retired = true;
     member.busy = false;

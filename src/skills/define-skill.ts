@@ -10,7 +10,7 @@ import { nameProblem } from '../tools/check-tool-schema.js';
 import { defineTool } from '../tools/define-tool.js';
 import { createRegistry } from '../tools/registry.js';
 import { suggestName } from '../tools/suggest-name.js';
-import type { Tool, ToolContext, ToolDefinition } from '../tools/types.js';
+import type { ArgsOf, Tool, ToolContext, ToolDefinition, ToolParameters } from '../tools/types.js';
 import { checkDeclaredSteps, runDeclaredSteps } from './declared-steps.js';
 import { runChildAgent, type ChildAgentSpec } from './run-child-agent.js';
 import { enterSkill } from './skill-frame.js';
@@ -51,9 +51,11 @@ const OPTION_NAMES = [...TOOL_OPTIONS, ...BODY_OPTIONS];
  * });
  * const agent = createAgent({ name: 'referee', tools: [scout], provider, concurrency: 1 });
  */
-export function defineSkill<TArgs extends Args = Args, TOutput = unknown>(definition: WorkflowSkillDefinition<TArgs, TOutput>): Tool<TArgs, TOutput>;
-export function defineSkill<TArgs extends Args = Args>(definition: StepsSkillDefinition<TArgs>): Tool<TArgs, unknown>;
-export function defineSkill<TArgs extends Args = Args>(definition: AgentSkillDefinition<TArgs>): Tool<TArgs, string>;
+export function defineSkill<const TParameters extends ToolParameters, TOutput = unknown>(
+  definition: WorkflowSkillDefinition<TParameters, TOutput>,
+): Tool<ArgsOf<TParameters>, TOutput>;
+export function defineSkill<const TParameters extends ToolParameters>(definition: StepsSkillDefinition<TParameters>): Tool<ArgsOf<TParameters>, unknown>;
+export function defineSkill<const TParameters extends ToolParameters>(definition: AgentSkillDefinition<TParameters>): Tool<ArgsOf<TParameters>, string>;
 export function defineSkill(definition: SkillDefinition): Tool {
   if (typeof definition !== 'object' || definition === null) {
     throw new ToolSchemaError('(unnamed)', 'defineSkill needs an object with name, description, parameters and one of run, steps or agent');

@@ -1,13 +1,19 @@
 /**
  * The shapes of `defineSkill`: a skill is a tool whose body is a workflow (steps through the
- * dispatcher) or a child agent with its own tools (DESIGN.md §5, seed 002 §7).
+ * dispatcher) or a child agent with its own tools.
  */
 import type { AgentOptions } from '../agent/agent-options.js';
 import type { Args, Issue } from '../protocol/types.js';
-import type { Tool, ToolDefinition, ToolFailure } from '../tools/types.js';
+import type { ArgsOf, Tool, ToolFailure, ToolOptions, ToolParameters } from '../tools/types.js';
 
-/** What every skill shares with `defineTool`: everything but `execute`, which the skill provides. */
-export type SkillToolOptions<TArgs extends Args = Args> = Omit<ToolDefinition<TArgs>, 'execute'>;
+/**
+ * What every skill shares with `defineTool`: everything but `execute`, which the skill provides.
+ * `parameters` types the skill's arguments as it types a tool's (`ArgsOf`).
+ */
+export type SkillToolOptions<TParameters extends ToolParameters = ToolParameters> = Omit<ToolOptions<ArgsOf<TParameters>>, 'execute'> & {
+  /** The skill's arguments' schema, as `defineTool` takes it. */
+  parameters: TParameters;
+};
 
 /** How one step of a workflow ended; `callId` is the nested call's id (`parent/1`, `parent/2`, …). */
 export type StepResult =
@@ -42,10 +48,10 @@ export type Steps = {
 };
 
 /** A skill whose body is code: `run` calls the skill's `tools` through `steps`. */
-export type WorkflowSkillDefinition<TArgs extends Args = Args, TOutput = unknown> = SkillToolOptions<TArgs> & {
+export type WorkflowSkillDefinition<TParameters extends ToolParameters = ToolParameters, TOutput = unknown> = SkillToolOptions<TParameters> & {
   /** The tools the steps may call (by name); they need not be the agent's tools. */
   tools: readonly Tool[];
-  run: (args: TArgs, steps: Steps) => TOutput | Promise<TOutput>;
+  run: (args: ArgsOf<TParameters>, steps: Steps) => TOutput | Promise<TOutput>;
 };
 
 /** One step of a declared workflow: a tool by name, and its arguments. */
@@ -59,9 +65,9 @@ export type StepSpec<TArgs extends Args = Args> = {
 };
 
 /** A skill whose body is a fixed sequence of steps; the last step's output is the skill's. */
-export type StepsSkillDefinition<TArgs extends Args = Args> = SkillToolOptions<TArgs> & {
+export type StepsSkillDefinition<TParameters extends ToolParameters = ToolParameters> = SkillToolOptions<TParameters> & {
   tools: readonly Tool[];
-  steps: readonly StepSpec<TArgs>[];
+  steps: readonly StepSpec<ArgsOf<TParameters>>[];
 };
 
 /**
@@ -72,14 +78,14 @@ export type StepsSkillDefinition<TArgs extends Args = Args> = SkillToolOptions<T
 export type ChildAgentOptions = Omit<AgentOptions, 'name' | 'bus' | 'scene' | 'limiter' | 'log'>;
 
 /** A skill whose body is a child agent: it runs on the input and its final answer is the output. */
-export type AgentSkillDefinition<TArgs extends Args = Args> = SkillToolOptions<TArgs> & {
+export type AgentSkillDefinition<TParameters extends ToolParameters = ToolParameters> = SkillToolOptions<TParameters> & {
   agent: ChildAgentOptions;
   /** The child's input (its user message). Default: the skill's arguments as JSON. */
-  input?: (args: TArgs) => string;
+  input?: (args: ArgsOf<TParameters>) => string;
 };
 
 /** The options of `defineSkill`: one of the three bodies. */
-export type SkillDefinition<TArgs extends Args = Args, TOutput = unknown> =
-  | WorkflowSkillDefinition<TArgs, TOutput>
-  | StepsSkillDefinition<TArgs>
-  | AgentSkillDefinition<TArgs>;
+export type SkillDefinition<TParameters extends ToolParameters = ToolParameters, TOutput = unknown> =
+  | WorkflowSkillDefinition<TParameters, TOutput>
+  | StepsSkillDefinition<TParameters>
+  | AgentSkillDefinition<TParameters>;

@@ -1,5 +1,5 @@
 /**
- * The one place troupe configures AJV (PROTOCOL.md rule 16): the validator options, the formats it
+ * The one place troupe configures AJV (docs/protocol.md rule 16): the validator options, the formats it
  * knows, and the meta-schema checks every tool's `parameters` must pass before it is compiled.
  */
 import { createRequire } from 'node:module';
@@ -7,7 +7,7 @@ import { Ajv, type AnySchemaObject, type ErrorObject, type Options, type Validat
 import type { JsonSchema } from './types.js';
 
 
-/** Exactly the options of PROTOCOL.md rule 16: no coercion, no removal, own properties only. */
+/** Exactly the options of docs/protocol.md rule 16: no coercion, no removal, own properties only. */
 export const AJV_OPTIONS = Object.freeze({
   strict: true,
   allowUnionTypes: true,
@@ -85,7 +85,7 @@ export function checkMetaSchemas(schema: unknown, basePath = ''): SchemaFault | 
     if (typeof declared !== 'string' || !DRAFT_07_IDS.has(declared)) {
       return {
         path: `${basePath}/$schema`,
-        message: `"$schema" is ${JSON.stringify(declared)}; troupe validates with JSON Schema draft-07, so remove "$schema" or set it to "http://json-schema.org/draft-07/schema#"`,
+        message: `"$schema" is ${JSON.stringify(declared)}; troupe reads JSON Schema draft-07 and 2020-12, so remove "$schema" or set it to "http://json-schema.org/draft-07/schema#" or "https://json-schema.org/draft/2020-12/schema"`,
       };
     }
   }

@@ -1,8 +1,9 @@
 /**
- * Registration checks of PROTOCOL.md rule 18: tool and property names, the secure meta-schema, and
+ * Registration checks of docs/protocol.md rule 18: tool and property names, the secure meta-schema, and
  * compilation under the options of rule 16. Everything here throws `ToolSchemaError` at define time,
  * before any model sees the tool.
  */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { ValidateFunction } from 'ajv';
 import { ToolSchemaError, errorMessage } from '../errors.js';
 import { isForbiddenName } from '../protocol/forbidden-names.js';
@@ -28,6 +29,8 @@ export type CompiledParameters = {
   validate: ValidateFunction;
   /** Branch validators keyed by the branch's JSON pointer in the parameters (`/properties/x/anyOf/1`). */
   branches: ReadonlyMap<string, ValidateFunction>;
+  /** The Standard Schema the tool was defined with, whose `validate` runs after AJV accepts. */
+  standard?: StandardSchemaV1;
 };
 
 /**
@@ -104,7 +107,10 @@ export function checkToolSchema(toolName: string, parameters: unknown): Compiled
   } catch (error) {
     if (error instanceof ToolSchemaError) throw error;
     const message = errorMessage(error);
-    throw new ToolSchemaError(toolName, `parameters do not compile under strict AJV: ${message}`, {
+    // Whether a huge schema overflows the stack while AJV compiles it or when the result first
+    // runs depends on frame sizes (JIT state); either way the schema is too large.
+    if (error instanceof RangeError && /call stack/i.test(message)) throw tooLarge(toolName, message, error);
+    throw new ToolSchemaError(toolName, `parameters do not compile under strict AJV (no coercion, no unknown keywords or formats: docs/protocol.md rule 16): ${message}`, {
       cause: error,
     });
   }
@@ -119,13 +125,16 @@ function probe(toolName: string, validate: ValidateFunction): void {
   try {
     validate({});
   } catch (error) {
-    const message = errorMessage(error);
-    throw new ToolSchemaError(
-      toolName,
-      `parameters compile to a validator that cannot run (${message}); the schema is too large — split the tool or group its properties`,
-      { cause: error },
-    );
+    throw tooLarge(toolName, errorMessage(error), error);
   }
+}
+
+function tooLarge(toolName: string, message: string, cause: unknown): ToolSchemaError {
+  return new ToolSchemaError(
+    toolName,
+    `parameters compile to a validator that cannot run (${message}); the schema is too large — split the tool or group its properties`,
+    { cause },
+  );
 }
 
 type WalkState = { toolName: string; root: JsonSchema; branchPointers: string[]; defsSchemas: Array<[string, unknown]> };

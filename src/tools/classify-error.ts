@@ -43,7 +43,7 @@ const STATUS_KINDS: Record<number, ToolErrorKind> = {
 };
 
 /**
- * Turns whatever a tool threw into a `ToolFailure` (seeds 000 and 003): a `ToolError` as thrown;
+ * Turns whatever a tool threw into a `ToolFailure` with a kind and `retryable`: a `ToolError` as thrown;
  * Node codes and HTTP statuses, looked for along the `cause` chain, to `not_found`, `permission`
  * or `network`; `AbortError`/`TimeoutError` to `aborted`/`timeout`; everything else, including
  * non-Error values, to `execution` with a readable message.

@@ -1,5 +1,5 @@
 /**
- * Schema-directed conversion of one XML argument element into a JSON value (PROTOCOL.md rules
+ * Schema-directed conversion of one XML argument element into a JSON value (docs/protocol.md rules
  * 10–15). There is no AJV coercion: text that does not fit the schema stays a string, so AJV
  * reports it with keyword `type`. Only structural problems (depth, duplicate keys, forbidden
  * names, malformed nested XML) stop the conversion.

@@ -1,13 +1,14 @@
 /**
- * `defineTool`: checks a tool definition eagerly (PROTOCOL.md rule 18 plus the options of DESIGN.md
- * §8), compiles its parameters once, and returns an inert, frozen `Tool`.
+ * `defineTool`: checks a tool definition eagerly (the registration rules of docs/protocol.md and
+ * every option), compiles its parameters once, and returns an inert, frozen `Tool`.
  */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { ToolSchemaError } from '../errors.js';
-import type { Args } from '../protocol/types.js';
 import { checkToolSchema, nameProblem, type CompiledParameters } from './check-tool-schema.js';
+import { readParameters } from './read-parameters.js';
 import { resolveSchema, schemaTypes } from './schema-walk.js';
 import { suggestName } from './suggest-name.js';
-import type { JsonSchema, RetryPolicy, Tool, ToolDefinition } from './types.js';
+import type { ArgsOf, JsonSchema, RetryPolicy, Tool, ToolDefinition, ToolOptions, ToolParameters } from './types.js';
 
 /** What an option left out means (applied by the dispatcher). `concurrency` has none: no per-tool limit. */
 export const TOOL_DEFAULTS = Object.freeze({
@@ -30,11 +31,18 @@ const OPTION_NAMES = [
 
 // Immutable association from a tool to its compiled validators: a Tool stays plain frozen data.
 const compiled = new WeakMap<object, CompiledParameters>();
+// The Standard Schema behind a tool's converted parameters, keyed by that frozen JSON Schema: a
+// copy of the tool (`{ ...tool }`) keeps the object, so defining the copy keeps the refinements.
+const standardOf = new WeakMap<object, StandardSchemaV1>();
 
 /**
  * Defines a tool: validates every option, compiles `parameters` with AJV once, and returns a frozen
  * `Tool` (options left out stay out; `TOOL_DEFAULTS` says what they mean). Throws `ToolSchemaError` (code
  * `tool_schema_rejected`) naming the tool, the option or schema path, and what is allowed.
+ *
+ * `parameters` is a JSON Schema (draft-07 or 2020-12) or a Standard Schema that can give its JSON
+ * Schema (zod 4, arktype, valibot through `toStandardJsonSchema`); either types `execute`'s
+ * arguments. A Standard Schema's own `validate` runs after AJV, and `execute` gets its output.
  *
  * @example
  * const lookupPlayer = defineTool({
@@ -42,12 +50,12 @@ const compiled = new WeakMap<object, CompiledParameters>();
  *   description: 'Find a player by id.',
  *   parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
  *   readOnly: true,
- *   execute: async ({ id }) => ({ id, name: 'Ana' }),
+ *   execute: async ({ id }) => ({ id, name: 'Ana' }), // id: string
  * });
  */
-export function defineTool<TArgs extends Args = Args, TOutput = unknown>(
-  definition: ToolDefinition<TArgs, TOutput>,
-): Tool<TArgs, TOutput> {
+export function defineTool<const TParameters extends ToolParameters, TOutput = unknown>(
+  definition: ToolDefinition<TParameters, TOutput>,
+): Tool<ArgsOf<TParameters>, TOutput> {
   if (typeof definition !== 'object' || definition === null) {
     throw new ToolSchemaError('(unnamed)', 'defineTool needs an object with name, description, parameters and execute');
   }
@@ -84,8 +92,12 @@ export function defineTool<TArgs extends Args = Args, TOutput = unknown>(
   if (definition.concurrency !== undefined) checkConcurrency(definition.concurrency, fail);
   const retry = definition.retry === undefined ? undefined : checkRetry(definition.retry, fail);
 
-  const parameters = deepFreeze(cloneJson(definition.parameters, toolName));
-  const validators = checkToolSchema(toolName, parameters);
+  const read = readParameters(toolName, definition.parameters);
+  const standard = read.standard ?? standardOf.get(definition.parameters as object);
+  const parameters = deepFreeze(cloneJson(read.schema, toolName));
+  const checked = checkToolSchema(toolName, parameters);
+  const validators = standard === undefined ? checked : { ...checked, standard };
+  if (standard !== undefined) standardOf.set(parameters, standard);
   const verbatimParams = checkVerbatim(definition.verbatimParams, parameters, fail);
 
   // Options left out stay out: the dispatcher applies its defaults (`TOOL_DEFAULTS` documents them),
@@ -97,7 +109,7 @@ export function defineTool<TArgs extends Args = Args, TOutput = unknown>(
     parameters,
     ...(retry === undefined ? {} : { retry }),
     ...(verbatimParams === undefined ? {} : { verbatimParams }),
-  }) as Tool<TArgs, TOutput>;
+  }) as unknown as Tool<ArgsOf<TParameters>, TOutput>;
   compiled.set(tool, validators);
   return tool;
 }
@@ -108,13 +120,13 @@ export function compiledParametersOf(tool: object): CompiledParameters | undefin
 }
 
 /** The options the host set, without `undefined` entries and without unknown keys. */
-function pick<TArgs extends Args, TOutput>(definition: ToolDefinition<TArgs, TOutput>): Partial<ToolDefinition<TArgs, TOutput>> {
+function pick(definition: object): Partial<ToolOptions> {
   const copy: Record<string, unknown> = {};
   for (const key of OPTION_NAMES) {
     const value = (definition as Record<string, unknown>)[key];
     if (Object.hasOwn(definition, key) && value !== undefined) copy[key] = value;
   }
-  return copy as Partial<ToolDefinition<TArgs, TOutput>>;
+  return copy as Partial<ToolOptions>;
 }
 
 function checkBoolean(value: unknown, option: string, fail: (message: string) => never): void {

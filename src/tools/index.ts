@@ -8,3 +8,4 @@ export type { CallEntry, CallResult, DispatchOptions, DispatchStats, ToolErrorOp
 export { toolResult, isToolResult, sniffImage, RESULT_LIMITS, IMAGE_MEDIA_TYPES } from './result-parts.js';
 export type { ImageMediaType, ImagePart, JsonPart, ResultPart, ResultPartInfo, TextPart, ToolResult } from './result-parts.js';
 export type * from './types.js';
+export type { FromJsonSchema } from './infer-json-schema.js';

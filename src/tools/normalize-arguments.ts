@@ -1,6 +1,6 @@
 /**
  * Turns a raw call's arguments into a plain JSON object for AJV: XML arguments by the tool's schema
- * (PROTOCOL.md rules 10–15), native `arguments` text by the checking JSON parser (rule 17).
+ * (docs/protocol.md rules 10–15), native `arguments` text by the checking JSON parser (rule 17).
  */
 import { failure, success, type Outcome } from '../outcome.js';
 import { parseCheckedJson } from '../protocol/json-checked.js';

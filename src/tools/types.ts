@@ -1,8 +1,10 @@
+import type { StandardJSONSchemaV1, StandardTypedV1 } from '@standard-schema/spec';
 import type { Bus } from '../bus/bus.js';
 import type { ToolFailure, ToolProgress } from '../bus/event-data.js';
 import type { Envelope } from '../bus/events.js';
 import type { Args, ToolCall } from '../protocol/types.js';
 import type { ToolLimiters } from './acquire-slot.js';
+import type { FromJsonSchema } from './infer-json-schema.js';
 
 export type { ToolErrorKind, ToolFailure, ToolProgress } from '../bus/event-data.js';
 
@@ -105,13 +107,29 @@ export type PrepareContext = {
   format: 'xml' | 'native';
 };
 
-/** The options of `defineTool` (DESIGN.md §8). */
-export type ToolDefinition<TArgs extends Args = Args, TOutput = unknown> = {
+/**
+ * What a tool's `parameters` may be: a JSON Schema object (draft-07 or 2020-12; written inline or
+ * `as const`, it types the arguments), or a Standard Schema that can give its JSON Schema (zod 4,
+ * arktype, valibot through `toStandardJsonSchema`): see `docs/tools.md`.
+ */
+export type ToolParameters = (JsonSchema & { readonly '~standard'?: never }) | StandardJSONSchemaV1;
+
+/**
+ * The arguments `execute` receives for a tool with these `parameters`: a Standard Schema's output
+ * type, the type a JSON Schema literal describes, or `Args` when neither says more.
+ */
+export type ArgsOf<TParameters> = TParameters extends StandardTypedV1
+  ? ObjectArgs<StandardTypedV1.InferOutput<TParameters>>
+  : ObjectArgs<FromJsonSchema<TParameters>>;
+
+/** `TArgs` when it is an object type, else `Args` (a schema whose type cannot be read). */
+type ObjectArgs<TArgs> = unknown extends TArgs ? Args : TArgs extends Args ? TArgs : Args;
+
+/** The options of `defineTool` but `parameters`, typed by the arguments `execute` receives. */
+export type ToolOptions<TArgs extends Args = Args, TOutput = unknown> = {
   /** `^[A-Za-z][A-Za-z0-9_-]{0,63}$`, not a reserved or prototype name. */
   name: string;
   description: string;
-  /** A JSON Schema with `type: 'object'`; it must pass AJV's secure meta-schema. */
-  parameters: JsonSchema;
   /** May run concurrently with other read-only calls of the same dispatch (default false). */
   readOnly?: boolean;
   /** Per-attempt time limit; the signal aborts when it passes (default 30 s; 0 disables). */
@@ -140,9 +158,23 @@ export type ToolDefinition<TArgs extends Args = Args, TOutput = unknown> = {
   execute: Bivariant<(args: TArgs, context: ToolContext) => TOutput | Promise<TOutput>>;
 };
 
-/** A registered, validated tool: what `defineTool` returns. Inert until an agent dispatches it. */
-export type Tool<TArgs extends Args = Args, TOutput = unknown> = Readonly<ToolDefinition<TArgs, TOutput>> & {
+/** The options of `defineTool`: `execute`'s arguments are typed by `parameters` (`ArgsOf`). */
+export type ToolDefinition<TParameters extends ToolParameters = ToolParameters, TOutput = unknown> = ToolOptions<ArgsOf<TParameters>, TOutput> & {
+  /**
+   * The arguments' schema: a JSON Schema with `type: 'object'` (draft-07 or 2020-12) that passes
+   * AJV's secure meta-schema, or a Standard Schema of an object that can give its JSON Schema.
+   */
+  parameters: TParameters;
+};
+
+/**
+ * A registered, validated tool: what `defineTool` returns. Inert until an agent dispatches it.
+ * `parameters` is the JSON Schema (draft-07) the arguments are validated with and the model is
+ * shown, whatever form the definition gave.
+ */
+export type Tool<TArgs extends Args = Args, TOutput = unknown> = Readonly<ToolOptions<TArgs, TOutput>> & {
   readonly kind: 'tool';
+  readonly parameters: JsonSchema;
 };
 
 /**

@@ -1,11 +1,12 @@
 /**
- * The validate stage: raw calls in, schema-valid calls out (PROTOCOL.md rules 9 and 11–17).
+ * The validate stage: raw calls in, schema-valid calls out (docs/protocol.md rules 9 and 11–17).
  * Calls are checked in document order; the first problem rejects the whole block, so no call of
  * a block with one bad call runs.
  */
 import { failure, success, type Outcome } from '../outcome.js';
 import { isForbiddenName } from '../protocol/forbidden-names.js';
 import type { CallRejection, Issue, MalformedProblem, ProtocolLimits, RawCall, ToolCall } from '../protocol/types.js';
+import { checkStandard } from './check-standard.js';
 import { describeAjvErrors } from './describe-ajv-error.js';
 import { checkLooseArguments, looseArguments, rawCallWith } from './loose-arguments.js';
 import { normalizeNativeArguments, normalizeXmlArguments } from './normalize-arguments.js';
@@ -103,7 +104,11 @@ function validateCall(
   if (!compiled.validate(args)) {
     return invalidArguments(callId, name, describeAjvErrors(compiled.validate.errors ?? [], tool.parameters, args));
   }
-  return success({ callId, name, args });
+  if (compiled.standard === undefined) return success({ callId, name, args });
+  // AJV first, for its worded issues; then what only the Standard Schema knows (refinements).
+  const refined = checkStandard(name, compiled.standard, args);
+  if (!refined.ok) return invalidArguments(callId, name, refined.problem);
+  return success({ callId, name, args: refined.value });
 }
 
 /**

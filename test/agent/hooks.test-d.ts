@@ -2,10 +2,10 @@ import { expectTypeOf, test } from 'vitest';
 import { createAgent, defineTool, repairWithModel, scriptedProvider, type LooseArgs, type RepairContext, type RepairFunction } from '../../src/index.js';
 
 test('tool hooks are typed by the tool', () => {
-  defineTool<{ id: string }, { secret: boolean }>({
+  defineTool({
     name: 't',
     description: 'd',
-    parameters: { type: 'object' },
+    parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
     prepareArguments: (args, context) => {
       expectTypeOf(args).toEqualTypeOf<LooseArgs>();
       expectTypeOf(context.format).toEqualTypeOf<'xml' | 'native'>();
@@ -16,7 +16,7 @@ test('tool hooks are typed by the tool', () => {
       expectTypeOf(args).toEqualTypeOf<{ id: string }>();
       return output.secret;
     },
-    execute: () => ({ secret: true }),
+    execute: (): { secret: boolean } => ({ secret: true }),
   });
   defineTool({
     name: 't',

@@ -1,13 +1,13 @@
-import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { afterAll } from 'vitest';
+import { findChromium } from './find-chromium.js';
 
 /**
- * Headless Chromium for the inspector's browser tests: Debian's `chromium` (installed by
- * `.ci/run`), driven by playwright-core. `TROUPE_CHROMIUM` points elsewhere. A missing browser
- * fails the suite with a message that says how to get one: these tests are never skipped.
+ * Headless Chromium for the inspector's browser tests, driven by playwright-core (which never
+ * downloads a browser of its own): `CHROME_PATH`, else the system's Chromium or Chrome, else the
+ * one the `@sparticuz/chromium` devDependency ships (see `find-chromium.ts`). A missing browser
+ * fails the suite with a message that says what was tried: these tests are never skipped.
  */
-export const CHROMIUM_PATH = process.env.TROUPE_CHROMIUM ?? '/usr/bin/chromium';
 
 // Without the background-networking flags Chromium phones home at start, and this machine's
 // closed network refuses it many times over (docs: .library/env/machines/node.md). Playwright
@@ -27,13 +27,16 @@ const FLAGS = [
  * `args` adds flags (e.g. `--host-resolver-rules` to give 127.0.0.1 a foreign name).
  */
 export async function launchBrowser(options: { args?: readonly string[] } = {}): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(
-      `e2e: no Chromium at ${CHROMIUM_PATH}. Install Debian's chromium (sudo apt-get install -y chromium; .ci/run does it), ` +
-        'or set TROUPE_CHROMIUM to a Chromium or Chrome binary.',
-    );
+  const found = await findChromium();
+  if ('missing' in found) {
+    throw new Error(`e2e: ${found.missing}. Run npm install (it brings @sparticuz/chromium), install a Chromium, or set CHROME_PATH to a Chromium or Chrome binary.`);
   }
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: [...FLAGS, ...(options.args ?? [])], headless: true });
+  return chromium.launch({
+    executablePath: found.path,
+    args: [...FLAGS, ...(options.args ?? [])],
+    headless: true,
+    ...(found.env === undefined ? {} : { env: { ...process.env, ...found.env } }),
+  });
 }
 
 /**

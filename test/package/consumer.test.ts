@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeBlocks } from '../docs/code-blocks.js';
+import { danglingReferences } from './shipped-references.js';
 
 /**
  * troupe as a user meets it: packed (`npm pack`, which builds), installed from the tarball into a
@@ -79,6 +81,28 @@ console.log(JSON.stringify({ reason: result.reason, text: result.text, used }));
     const output = run(process.execPath, ['out/index.js'], project);
     expect(JSON.parse(output)).toEqual({ reason: 'final_answer', text: 'Player 7 is Ana.', used: 8 });
   }, 120_000);
+
+  it('runs the README\'s tour and its scene of scripted brains, compiled as a user compiles them', () => {
+    const readme = codeBlocks(readFileSync(join(root, 'README.md'), 'utf8'), 'README.md').filter((block) => block.language === 'ts');
+    const [tour, scene] = readme;
+    expect(tour?.code).toContain("agent.run('Who is player 7?')");
+    expect(scene?.code).toContain('createScene');
+    writeFileSync(join(project, 'tour.ts'), tour!.code);
+    writeFileSync(join(project, 'scene.ts'), scene!.code);
+    run(process.execPath, [tsc, '-p', '.'], project);
+    const toured = run(process.execPath, ['out/tour.js'], project);
+    expect(toured.split('\n')).toEqual(expect.arrayContaining(['tool.started lookup_player', 'tool.completed lookup_player']));
+    // The innkeeper pours (an exclusive world write) each time the patron's order reaches him.
+    const staged = run(process.execPath, ['out/scene.js'], project).trim().split('\n');
+    expect(staged[0]).toBe('keg 9');
+    expect(staged.length).toBeGreaterThan(1);
+  }, 120_000);
+
+  it('ships no file that points at one it does not ship', () => {
+    const installed = join(project, 'node_modules/troupe');
+    expect(readdirSync(join(installed, 'dist/src')).length).toBeGreaterThan(0);
+    expect(danglingReferences(installed)).toEqual([]);
+  });
 
   it('drives an AI SDK model from troupe/ai-sdk, compiled with skipLibCheck false against the packages a user installs', () => {
     // @types/json-schema: @ai-sdk/provider's own declarations import it, and skipLibCheck false checks them.

@@ -1,8 +1,9 @@
 /**
- * How the third-party corpora in `../shared/corpora/` map onto troupe's protocol (documented in
+ * How the third-party corpora in `test/protocol/corpora/` map onto troupe's protocol (documented in
  * docs/protocol-corpora.md). Data only comes from there; nothing here is upstream code.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ToolSchemaError } from '../../src/errors.js';
@@ -11,12 +12,14 @@ import { defineTool } from '../../src/tools/define-tool.js';
 import type { JsonSchema, Tool } from '../../src/tools/types.js';
 import { valueProblem } from '../../src/tools/value-problem.js';
 
-/** `shared/corpora` beside the repository (CI checks it out there too). */
-export const CORPORA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/corpora');
+/** The corpora, kept in the repository (sources and licenses in its README). */
+export const CORPORA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'corpora');
 
-/** The rows of one JSONL corpus file. */
+/** The rows of one JSONL corpus file (stored gzipped when large: `<file>.gz`). */
 export function readJsonl<T = Record<string, unknown>>(file: string): T[] {
-  return readFileSync(path.join(CORPORA_DIR, file), 'utf8')
+  const plain = path.join(CORPORA_DIR, file);
+  const text = existsSync(plain) ? readFileSync(plain, 'utf8') : gunzipSync(readFileSync(`${plain}.gz`)).toString('utf8');
+  return text
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as T);

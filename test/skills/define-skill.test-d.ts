@@ -16,10 +16,10 @@ test('each body gives a Tool with the output it produces', () => {
       return { found: true };
     },
   });
-  expectTypeOf(workflow).toEqualTypeOf<Tool<Readonly<Record<string, unknown>>, { found: boolean }>>();
+  expectTypeOf(workflow).toEqualTypeOf<Tool<{}, { found: boolean }>>();
 
   const child = defineSkill({ name: 'child', description: 'A child agent.', parameters, agent: { provider: scriptedProvider([]) } });
-  expectTypeOf(child).toEqualTypeOf<Tool<Readonly<Record<string, unknown>>, string>>();
+  expectTypeOf(child).toEqualTypeOf<Tool<{}, string>>();
 
   const declared = defineSkill({ name: 'declared', description: 'Declared steps.', parameters, tools: [lookup], steps: [{ tool: 'lookup' }] });
   expectTypeOf(declared.kind).toEqualTypeOf<'tool'>();

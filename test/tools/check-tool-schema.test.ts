@@ -84,7 +84,7 @@ describe('parameters (rule 18)', () => {
     ['a default item of the wrong type', object({ a: { type: 'array', items: { type: 'integer' }, default: [1, 'x'] } }), 'item 1: "x" is not of type integer'],
     ['a default matching no anyOf form', object({ a: { anyOf: [{ type: 'integer' }, { type: 'null' }], default: 'x' } }), 'matches none of its anyOf forms'],
     ['a default outside the enum', object({ a: { type: 'string', enum: ['x'], default: 'y' } }), 'not one of its enum values'],
-    ['a 2020-12 $schema', { $schema: 'https://json-schema.org/draft/2020-12/schema', ...object({}) }, 'draft-07'],
+    ['a draft-04 $schema', { $schema: 'http://json-schema.org/draft-04/schema#', ...object({}) }, 'draft-07 and 2020-12'],
   ])('rejects %s', (_label, parameters, fragment) => {
     const attempt = () => define('tool_x', parameters as JsonSchema);
     expect(attempt).toThrow(ToolSchemaError);
@@ -107,6 +107,7 @@ describe('parameters (rule 18)', () => {
   it.each([
     ['union types', object({ a: { type: ['string', 'null'] } })],
     ['a draft-07 $schema', { $schema: 'http://json-schema.org/draft-07/schema#', ...object({}) }],
+    ['a 2020-12 $schema', { $schema: 'https://json-schema.org/draft/2020-12/schema', ...object({}) }],
     ['a local $ref', { ...object({ a: { $ref: '#/definitions/p' } }), definitions: { p: { type: 'integer' } } }],
     ['pattern with maxLength', object({ a: { type: 'string', pattern: '^a+$', maxLength: 10 } })],
     ['a known format', object({ a: { type: 'string', format: 'date-time', maxLength: 40 } })],

@@ -39,8 +39,8 @@ describe('defineTool', () => {
     expect(tool.parameters).toEqual({ type: 'object', properties: { id: { type: 'string' } } });
   });
 
-  it('types execute arguments from the type parameter', () => {
-    const tool = defineTool<{ id: string }>({ ...base, execute: async ({ id }) => id.toUpperCase() });
+  it('types execute arguments from the parameters', () => {
+    const tool = defineTool({ ...base, parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }, execute: async ({ id }) => id.toUpperCase() });
     expectTypeOf(tool.execute).parameter(0).toEqualTypeOf<{ id: string }>();
   });
 

@@ -20,8 +20,7 @@ export type CompactLimits = { argsChars: number; previewChars: number };
 export const LOG_MARK = '[tool log]';
 
 /**
- * The one assistant message a finished tool chain becomes in compact history (seed 004's
- * MessageFlowFormatter): a short system hint naming the executed tools and the variables holding
+ * The one assistant message a finished tool chain becomes in compact history: a short system hint naming the executed tools and the variables holding
  * their results, then the visible text of each round with one execution-log line per call
  * (arguments and a result preview, both cut). Tool output is quoted, as in observations, so a
  * result can never pose as a call.

@@ -34,7 +34,7 @@ export type VariablesSnapshot = { next: number; entries: Entry[] };
 export const DEFAULT_VARIABLE_LIMITS: Readonly<Required<VariableLimits>> = Object.freeze({ maxCount: 200, maxChars: 2_000_000 });
 
 /**
- * An agent's result variables (seed 004's variable cache): each completed call of a compact-history
+ * An agent's result variables (a cache of full tool outputs): each completed call of a compact-history
  * agent stores its full output as text under a fresh `$r<n>`, which the compact history names and
  * `read_var` pages through. Bounded by count and characters; the oldest are evicted first, and a
  * reference that was evicted says so when read.

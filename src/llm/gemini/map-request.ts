@@ -9,7 +9,7 @@ import type { ChatMessage, ModelRequest, NativeToolCall, ToolChoice } from '../t
 import type { GeminiThinking } from './gemini-thinking.js';
 import { enforcesSignatures, SKIP_SIGNATURE, type ThoughtSignatures } from './thought-signatures.js';
 
-/** Seed 001's mapping: `required` is Gemini's ANY (call at least one function). */
+/** `toolChoice` to Gemini's modes: `required` is ANY (call at least one function). */
 const MODES: Record<ToolChoice, FunctionCallingConfigMode> = {
   auto: FunctionCallingConfigMode.AUTO,
   required: FunctionCallingConfigMode.ANY,

@@ -93,7 +93,7 @@ export class TurnReader {
     if (reason !== 'stop') return reason;
     if (this.calls > 0) return 'tool_calls';
     // Gemini strips a stop sequence but never says which one fired: an `<ACTION>` left open at a
-    // normal stop, when `</ACTION>` was a stop sequence, is that sequence (PROTOCOL.md rule 5).
+    // normal stop, when `</ACTION>` was a stop sequence, is that sequence (docs/protocol.md rule 5).
     if (this.request.stop?.includes(ACTION_CLOSER) && parseOutput(this.text.join('')).problem?.category === 'unclosed_action') {
       return 'stop_sequence';
     }

@@ -23,7 +23,7 @@ export type ChatRequestSettings = {
 
 /**
  * Maps a troupe ModelRequest onto the Chat Completions body: messages, function tools,
- * `tool_choice` (the toolChoice string as is: seed 001), stop sequences, temperature, max tokens.
+ * `tool_choice` (the toolChoice string as is: `auto`, `required`, `none`), stop sequences, temperature, max tokens.
  */
 export function chatRequest(request: ModelRequest, settings: ChatRequestSettings): ChatRequestBody {
   const body: ChatRequestBody = { model: settings.model, messages: chatMessages(request.messages) };

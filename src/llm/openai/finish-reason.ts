@@ -21,7 +21,7 @@ const CLOSER = '</ACTION>';
 /**
  * Maps finish_reason to troupe's FinishReason. `stop` never says which stop sequence fired, so a
  * stop with `</ACTION>` among the sequences sent and an `<ACTION>` opener left open in the text is
- * reported as `stop_sequence` `</ACTION>` (PROTOCOL.md rule 5: the server stripped the closer).
+ * reported as `stop_sequence` `</ACTION>` (docs/protocol.md rule 5: the server stripped the closer).
  */
 export function finishOf(reason: WireFinishReason, facts: FinishFacts): Finish {
   if (facts.refused) return { finishReason: 'refusal' };
