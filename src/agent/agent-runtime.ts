@@ -103,6 +103,8 @@ export class AgentRuntime implements Agent, StagePort, AgentMachineContext {
     if (options.rounds !== undefined) run.roundLimit = options.rounds;
     if (options.cause !== undefined) run.cause = options.cause;
     this.begin(run, done, options.signal);
+    // What a log needs to run it again (resumeAgent); a scene's turns are announced by the scene.
+    if (this.config.scene === undefined) this.announce(run, input, options);
     this.step(EVENTS.run);
   }
 
@@ -128,6 +130,11 @@ export class AgentRuntime implements Agent, StagePort, AgentMachineContext {
 
   rejectResult(callId: string, reason = 'rejected by the operator'): boolean {
     return approvalControls.rejectResult(this.controlled(), callId, reason);
+  }
+
+  /** Publishes again the approval requests still waiting (a resume going on live after a crash). */
+  requestApprovalsAgain(): number {
+    return approvalControls.requestAgain(this.controlled());
   }
 
   abort(reason = 'aborted'): void {
@@ -325,6 +332,13 @@ export class AgentRuntime implements Agent, StagePort, AgentMachineContext {
       // A caller may pass one long-lived signal to many runs: leave no listener behind.
       handles.detach = () => external.removeEventListener('abort', onAbort);
     }
+  }
+
+  private announce(run: RunState, input: string, options: RunOptions): void {
+    const data: TroupeEvents['run.started'] = { input, number: run.number };
+    if (options.rounds !== undefined) data.rounds = options.rounds;
+    if (options.images !== undefined && options.images.length > 0) data.images = options.images.length;
+    this.publish('run.started', data);
   }
 
   /** What the approval controls need of the agent. */

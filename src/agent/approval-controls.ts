@@ -68,6 +68,23 @@ export const approvalControls = {
     return true;
   },
 
+  /**
+   * Publishes again the requests still waiting at the gate the agent is parked at, bound to the
+   * same calls and hashes: after a crash, whoever decides never saw the old requests. Returns how many.
+   */
+  requestAgain(agent: Controlled): number {
+    const gate = agent.state === CALL_GATE.parked ? CALL_GATE : agent.state === RESULT_GATE.parked ? RESULT_GATE : undefined;
+    if (gate === undefined || agent.aborted) return 0;
+    let count = 0;
+    for (const entry of pendingEntries(gate, agent.run)) {
+      const approval = entry[gate.field];
+      if (approval?.status !== 'requested') continue;
+      gate.request(entry, approval.hash, agent.port);
+      count++;
+    }
+    return count;
+  },
+
   rejectResult(agent: Controlled, callId: string, reason: unknown): boolean {
     checkReason(reason, 'rejectResult');
     const entry = waiting(agent, RESULT_GATE, callId, 'rejectResult', 'no result of this call waits for approval');

@@ -92,8 +92,12 @@ export type TroupeEvents = {
   /** A tool kept running after its signal aborted; its late result (if any) is discarded. */
   'tool.zombie': { callId: string; name: string; settled: 'pending' | 'resolved' | 'rejected'; lateOutput?: unknown };
   'agent.observation': { text: string; ok: boolean; round: number };
-  /** An agent's run began: its input, its number (call ids are `<agent>/<number>.<round>.<n>`), and a scene turn's rounds. */
-  'run.started': { input: string; number: number; rounds?: number };
+  /**
+   * An agent's run began (not published for a scene's turns, which `agent.triggered` announces):
+   * its input, its number (call ids are `<agent>/<number>.<round>.<n>`), its `rounds` limit, and
+   * how many images came with the input.
+   */
+  'run.started': { input: string; number: number; rounds?: number; images?: number };
   /**
    * A call that started before a crash and never ended: `rerun` true when it runs again under the
    * same callId (its tool is read-only or idempotent), false when the model is told its outcome is

@@ -32,6 +32,9 @@ export function openRunLog(path: string): RunLog {
     get path() {
       return inner.path;
     },
+    get run() {
+      return inner.run;
+    },
     get failure() {
       return inner.failure;
     },
@@ -42,6 +45,7 @@ export function openRunLog(path: string): RunLog {
     record: (event) => inner.record(event),
     assertRecorded: (event) => inner.assertRecorded(event),
     flush: () => inner.flush(),
+    checkpoint: (tick, snapshot) => inner.checkpoint?.(tick, snapshot),
     close: () => inner.close(),
     closeSync: () => inner.closeSync(),
   };

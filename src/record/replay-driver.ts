@@ -18,6 +18,8 @@ export type ReplayTarget = {
   publish(event: Envelope): void;
   applyWorld(path: string, value: unknown, writer: { agent?: string; cause?: string }): void;
   applyPrivate(agent: string, path: string, value: unknown, cause: string | undefined): void;
+  /** Publishes again every approval request still waiting (a resume going on live); returns how many. */
+  requestApprovalsAgain(): number;
 };
 
 /** Where a run stopped following its log: the first event that differs. */

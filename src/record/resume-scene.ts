@@ -9,7 +9,7 @@ import { LogError, TroupeError } from '../errors.js';
 import { resolveModel, type ResolveModelOptions } from '../llm/resolve-model.js';
 import { replayTargetOf } from '../scene/create-scene.js';
 import type { SceneDefinition } from '../scene/define-scene.js';
-import type { SceneModel, SceneResult } from '../scene/types.js';
+import type { Scene, SceneModel, SceneResult } from '../scene/types.js';
 import { latestCheckpoint } from './checkpoints.js';
 import { readLogStart, readLogTail } from './log-reader.js';
 import { replayable } from './log-segments.js';
@@ -31,8 +31,16 @@ export type ResumeSceneOptions = {
   model?: SceneModel;
   /** How a model spec is made into a provider (environment, adapter loading). */
   resolve?: ResolveModelOptions;
-  /** Subscribes to the scene's bus before any event (as `createScene`'s `observe`). */
+  /**
+   * Subscribes to the scene's bus before any event (as `createScene`'s `observe`). It sees the
+   * events replayed from the log too: decide approvals only from `onLive` on.
+   */
   observe?: (bus: Bus) => void;
+  /**
+   * Called once the log is used up and the scene goes on live, just before the approval requests
+   * still waiting at the crash are published again (bound to the same calls and arguments).
+   */
+  onLive?: (scene: Scene) => void;
   logger?: Logger;
   /** Options of the log as it goes on being written (fsync, redaction, checkpoints). */
   log?: Omit<SessionLogOptions, 'mode' | 'accept' | 'lines'>;
@@ -85,9 +93,9 @@ export async function resumeScene(logPath: string, options: ResumeSceneOptions):
   const plan = replayable(tail.events, tail.lines);
   if (plan.finished !== undefined) return refuse(`the run finished (reason ${plan.finished.reason}, line ${plan.finished.line}): there is nothing to resume`);
   const lastLine = tail.lines.at(-1) ?? checkpoint?.position.line ?? start.line;
-  const run = `r${randomUUID().slice(0, 8)}`;
   const redactor = createRedactor({ secrets: options.log?.redact ?? [] });
-  const driver = new ReplayDriver('resume', plan.events, plan.lines, redactor, sequentialIds(`${recipe.scene}-${run}`));
+  const liveIds = sequentialIds(`${recipe.scene}-r${randomUUID().slice(0, 8)}`);
+  const driver = new ReplayDriver('resume', plan.events, plan.lines, redactor, liveIds);
   let goneLive = false;
   const log = createSessionLog(path, {
     ...options.log,
@@ -98,7 +106,7 @@ export async function resumeScene(logPath: string, options: ResumeSceneOptions):
       if (!goneLive) {
         goneLive = true;
         // The new segment's own line, before its first event.
-        log.record(openedEvent(run, opened.data.run, recipe, checkpoint?.tick ?? 0, checkpoint?.number));
+        log.record(openedEvent(log.run, opened.data.run, recipe, checkpoint?.tick ?? 0, checkpoint?.number));
       }
       return true;
     },
@@ -124,13 +132,16 @@ export async function resumeScene(logPath: string, options: ResumeSceneOptions):
     });
     if (scene.clockMode !== 'stepped') refuse(`scene "${recipe.scene}" runs on a ${scene.clockMode} clock; a resume replays stepped scenes only`);
     if (checkpoint !== undefined) scene.restore(checkpoint.snapshot as never);
-    driver.begin(replayTargetOf(scene));
-    const stopOnDivergence = driver.done.then(async () => {
-      if (driver.divergence !== undefined) await scene.stop('error');
+    const target = replayTargetOf(scene);
+    driver.begin(target);
+    const afterReplay = driver.done.then(async () => {
+      if (driver.divergence !== undefined) return void (await scene.stop('error'));
+      options.onLive?.(scene);
+      target.requestApprovalsAgain();
     });
     const left = recipe.ticks === undefined ? Number.POSITIVE_INFINITY : recipe.ticks - scene.tick;
     const result = left > 0 ? await scene.run({ ticks: left }) : await scene.stop('ticks');
-    await Promise.race([stopOnDivergence, Promise.resolve()]);
+    await Promise.race([afterReplay, Promise.resolve()]);
     if (driver.divergence !== undefined) {
       throw new TroupeError('replay_diverged', `cannot resume ${path}: ${describeDivergence(driver.divergence)}`);
     }
@@ -174,16 +185,6 @@ function openedEvent(run: string, resumes: string, recipe: SceneRecipe, fromTick
     at: Date.now(),
     data: { run, kind: 'resume', recipe, resumes, fromTick, ...(checkpoint !== undefined && { checkpoint }) },
   } as Envelope<'log.opened'>;
-}
-
-/**
- * Writes a run's first line into its log: its id and the recipe to build the scene again, what
- * `resumeScene` and `troupe resume` read. Returns the run's id.
- */
-export function recordRecipe(log: SessionLog, recipe: SceneRecipe): string {
-  const run = `r${randomUUID().slice(0, 8)}`;
-  log.record({ id: `log-${run}`, type: 'log.opened', at: Date.now(), data: { run, kind: 'run', recipe } } as Envelope<'log.opened'>);
-  return run;
 }
 
 async function recipeModel(recipe: SceneRecipe, options: ResolveModelOptions | undefined): Promise<SceneModel> {

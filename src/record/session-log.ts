@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Bus, Unsubscribe } from '../bus/bus.js';
+import type { SceneRecipe } from '../bus/event-data.js';
 import type { Envelope } from '../bus/events.js';
 import type { IdSource } from '../bus/ids.js';
 import type { Provider } from '../llm/types.js';
@@ -57,6 +58,11 @@ export type SessionLogOptions = {
   checkpoints?: { everyEvents?: number; everyTicks?: number } | false;
   /** Lines the file holds already, header included, when appending (so checkpoints know where they are). */
   lines?: number;
+  /**
+   * How to build the scene again, for `troupe resume` and `resumeScene`: written into the log's
+   * first event line (`log.opened`), with the run's id. Only for a new log.
+   */
+  recipe?: SceneRecipe;
   /** File operations to use instead of `node:fs` (fault injection in tests). */
   fs?: Partial<LogFs>;
 };
@@ -75,6 +81,11 @@ export type ReplayHooks = {
 /** A JSONL session log attached to a bus (docs/session-log.md). */
 export type SessionLog = {
   readonly path: string;
+  /**
+   * The id of the run this log was opened for: a new log says it in its first event line
+   * (`log.opened`); a resume names its own in the line that starts what it adds.
+   */
+  readonly run: string;
   /** The write failure that stopped the log, if any. */
   readonly failure: LogError | undefined;
   /** Records every event of `bus` from now on. */
@@ -338,8 +349,15 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
     if (error !== undefined) throw new LogError('log_write_failed', `closing session log ${absolute} failed: ${errorMessage(error)}`, { cause: error });
   };
 
+  const run = `r${randomUUID().slice(0, 8)}`;
+  if (options.mode !== 'append') {
+    const data = options.recipe === undefined ? { run, kind: 'run' } : { run, kind: 'run', recipe: options.recipe };
+    record({ id: `log-${run}`, type: 'log.opened', at: Date.now(), data } as Envelope<'log.opened'>);
+  }
+
   return {
     path: absolute,
+    run,
     get failure() {
       return failure;
     },

@@ -123,5 +123,10 @@ export function sceneReplayTarget(scene: DurableParts): ReplayTarget {
       const member = scene.members.get(agent);
       if (member !== undefined) scene.setPrivate(member, path, value as JsonValue, cause);
     },
+    requestApprovalsAgain: () => {
+      let count = 0;
+      for (const member of scene.members.values()) count += member.runtime.requestApprovalsAgain();
+      return count;
+    },
   };
 }

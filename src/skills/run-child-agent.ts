@@ -74,6 +74,7 @@ function childName(frame: SkillFrame): string {
 function writeAheadCheck(assertRecorded: (event: Envelope<'tool.started'>) => void | Promise<void>): SessionLog {
   return {
     path: '(the parent agent’s session log)',
+    run: '(the parent agent’s run)',
     failure: undefined,
     attach: () => () => {},
     record: () => false,

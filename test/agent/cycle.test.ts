@@ -24,7 +24,7 @@ describe('the agent cycle', () => {
       'deliberating', 'parsing', 'done',
     ]);
     expect(events.types()).toEqual([
-      'agent.spawned',
+      'agent.spawned', 'run.started',
       'agent.state', 'llm.request', 'llm.response',
       'agent.state', 'agent.said',
       'agent.state', 'action.parsed',

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { scene as tavern } from '../../scenes/tavern/index.js';
 import type { Envelope, Scene } from '../../src/index.js';
 import { readLog } from '../../src/record/index.js';
-import { recordRecipe, resumeScene } from '../../src/record/resume-scene.js';
+import { resumeScene } from '../../src/record/resume-scene.js';
 import { createSessionLog } from '../../src/record/session-log.js';
 
 const recipe = (ticks: number) => ({ scene: 'tavern', source: { kind: 'shipped' as const }, options: {}, seed: 7, ticks, definitionHash: 'test' });
@@ -15,8 +15,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs the tavern with a log for `crashAt` ticks, then abandons it as a crash would (no stop). */
 async function crashedRun(path: string, crashAt: number, everyTicks: number): Promise<void> {
-  const log = createSessionLog(path, { checkpoints: { everyTicks } });
-  recordRecipe(log, recipe(12));
+  const log = createSessionLog(path, { checkpoints: { everyTicks }, recipe: recipe(12) });
   const scene: Scene = await tavern.create({ seed: 7, options: {}, log });
   for (let tick = 0; tick < crashAt; tick++) await scene.step();
   log.flush();
@@ -34,8 +33,7 @@ describe('resumeScene', () => {
   ])('continues the tavern killed after tick %i (checkpoints every %i ticks) to the same events as an uninterrupted run', async (crashAt, everyTicks) => {
     dir = mkdtempSync(join(tmpdir(), 'troupe-resume-'));
     const reference = join(dir, 'reference.jsonl');
-    const whole = createSessionLog(reference);
-    recordRecipe(whole, recipe(12));
+    const whole = createSessionLog(reference, { recipe: recipe(12) });
     const uninterrupted = await tavern.create({ seed: 7, options: {}, log: whole });
     await uninterrupted.run({ ticks: 12 });
     await whole.close();

@@ -77,14 +77,14 @@ describe('session log: header and version (6e)', () => {
     const clean = readLog(path);
     expect(clean.header.version).toBe(2);
     expect(clean.tampered).toEqual([]);
-    expect(clean.events.map((event) => (event.data as { text: string }).text)).toEqual(['one', 'two', 'three', 'four', 'five']);
+    expect(clean.events.slice(1).map((event) => (event.data as { text: string }).text)).toEqual(['one', 'two', 'three', 'four', 'five']);
     const lines = readFileSync(path, 'utf8').split('\n');
-    lines[2] = lines[2]!.replace('"two"', '"TWO"'); // edited
-    lines.splice(4, 1); // "four" deleted
+    lines[3] = lines[3]!.replace('"two"', '"TWO"'); // edited (line 1 is the header, 2 the run's log.opened)
+    lines.splice(5, 1); // "four" deleted
     writeFileSync(path, lines.join('\n'));
     const { events, tampered } = readLog(path);
-    expect(events.map((event) => (event.data as { text: string }).text)).toEqual(['one', 'TWO', 'three', 'five']);
-    expect(tampered.map((line) => line.lineNumber)).toEqual([3, 5]);
+    expect(events.slice(1).map((event) => (event.data as { text: string }).text)).toEqual(['one', 'TWO', 'three', 'five']);
+    expect(tampered.map((line) => line.lineNumber)).toEqual([4, 6]);
     expect(tampered[0]?.reason).toMatch(/checksum mismatch/);
   });
 

@@ -22,7 +22,7 @@ describe('session log: locking (6g)', () => {
     expect(() => createSessionLog(file)).toThrow(LogError);
     expect(() => createSessionLog(file)).toThrow(`already open by this process (pid ${process.pid})`);
     await first.close();
-    const second = createSessionLog(file);
+    const second = createSessionLog(file, { mode: 'append' }); // it holds a run now: continued, not started again
     await second.close();
   });
 
@@ -34,7 +34,7 @@ describe('session log: locking (6g)', () => {
     } finally {
       await kill(child);
     }
-    const log = createSessionLog(file); // the dead writer's lock is stale
+    const log = createSessionLog(file, { mode: 'append' }); // the dead writer's lock is stale
     expect(readFileSync(`${file}.lock`, 'utf8').trim()).toBe(String(process.pid));
     await log.close();
   });

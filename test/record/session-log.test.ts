@@ -28,11 +28,14 @@ describe('session log: writing', () => {
     await log.close();
     const lines = readFileSync(log.path, 'utf8').split('\n');
     expect(JSON.parse(lines[0] ?? '')).toEqual({ format: 'troupe-log', version: 2, catalogue: CATALOGUE_VERSION, createdAt: expect.any(String) });
-    expect(JSON.parse(lines[1] ?? '')).toEqual({ v: CATALOGUE_VERSION, ...said, c: expect.stringMatching(/^[0-9a-f]{8}$/) });
-    expect(lines[3]).toBe('');
+    // The run's own line comes first: its id, and (for a scene run by troupe) how to build it again.
+    expect(JSON.parse(lines[1] ?? '')).toMatchObject({ v: CATALOGUE_VERSION, type: 'log.opened', data: { run: log.run, kind: 'run' } });
+    expect(log.run).toMatch(/^r[0-9a-f]{8}$/);
+    expect(JSON.parse(lines[2] ?? '')).toEqual({ v: CATALOGUE_VERSION, ...said, c: expect.stringMatching(/^[0-9a-f]{8}$/) });
+    expect(lines[4]).toBe('');
     const { events, quarantined } = readLog(log.path);
     expect(quarantined).toEqual([]);
-    expect(events).toEqual([said, expect.objectContaining({ type: 'tool.started', data: { callId: 'c1', name: 'lookup', args: { id: 7 }, attempt: 1 } })]);
+    expect(events).toEqual([expect.objectContaining({ type: 'log.opened' }), said, expect.objectContaining({ type: 'tool.started', data: { callId: 'c1', name: 'lookup', args: { id: 7 }, attempt: 1 } })]);
   });
 
   it('group commit: a burst of events is one write, and its tool.started share one fsync (none with "never")', async () => {
@@ -89,16 +92,16 @@ describe('session log: writing', () => {
 
     const lines = readFileSync(log.path, 'utf8').split('\n');
     expect(lines.every((line) => Buffer.byteLength(line) <= 4_096)).toBe(true);
-    const reference = JSON.parse(lines[1] ?? '') as { data: { $side: string; bytes: number } };
+    const reference = JSON.parse(lines[2] ?? '') as { data: { $side: string; bytes: number } };
     expect(reference.data.$side).toMatch(/^session\.jsonl\.side\/e-1-[0-9a-f]{8}\.json$/);
     expect(reference.data.bytes).toBeGreaterThan(output.length);
     expect(readdirSync(join(dir, 'nested', 'session.jsonl.side'))).toHaveLength(1);
 
     const referenced = readLog(log.path);
-    expect(referenced.events[0]?.data).toEqual(reference.data);
+    expect(referenced.events[1]?.data).toEqual(reference.data);
     const loaded = readLog(log.path, { loadSideFiles: true });
-    expect(loaded.events[0]?.data).toEqual(done.data);
-    expect(loaded.events[1]?.data).toEqual({ text: 'small stays inline' });
+    expect(loaded.events[1]?.data).toEqual(done.data);
+    expect(loaded.events[2]?.data).toEqual({ text: 'small stays inline' });
   });
 
   it('records cyclic, BigInt and function data with placeholders instead of failing', async () => {
@@ -108,7 +111,7 @@ describe('session log: writing', () => {
     bus.publish('tool.completed', { callId: 'c', name: 't', args: {}, output, durationMs: 1, attempt: 1 });
     await log.close();
     expect(log.failure).toBeUndefined();
-    expect(readLog(log.path).events[0]?.data).toMatchObject({ output: { big: '1n', fn: '[Function fn]', self: '[Circular]' } });
+    expect(readLog(log.path).events[1]?.data).toMatchObject({ output: { big: '1n', fn: '[Function fn]', self: '[Circular]' } });
   });
 
   it('refuses a side reference that climbs out of the log directory', async () => {
@@ -116,7 +119,7 @@ describe('session log: writing', () => {
     log.record({ id: 'x', type: 'agent.said', at: 1, data: { $side: '../../etc/passwd', bytes: 1 } as never });
     await log.close();
     const { events, quarantined } = readLog(log.path, { loadSideFiles: true });
-    expect(events[0]?.data).toEqual({ $side: '../../etc/passwd', bytes: 1 });
+    expect(events[1]?.data).toEqual({ $side: '../../etc/passwd', bytes: 1 });
     expect(quarantined[0]?.reason).toMatch(/refused/);
   });
 
@@ -124,7 +127,7 @@ describe('session log: writing', () => {
     const { log, bus } = open();
     await log.close();
     bus.publish('agent.said', { text: 'late' });
-    expect(readLog(log.path).events).toEqual([]);
+    expect(readLog(log.path).events.map((event) => event.type)).toEqual(['log.opened']);
     expect(existsSync(`${log.path}.lock`)).toBe(false);
     await log.close(); // twice is harmless
   });

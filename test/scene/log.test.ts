@@ -15,7 +15,8 @@ describe('a scene with a session log', () => {
     await scene.run({ ticks: 2 });
 
     const logged = await readLog(path);
-    expect(logged.events.map((event) => event.id)).toEqual(events.map((event) => event.id));
+    expect(logged.events[0]).toMatchObject({ type: 'log.opened', data: { kind: 'run' } });
+    expect(logged.events.slice(1).map((event) => event.id)).toEqual(events.map((event) => event.id));
     expect(logged.events.filter((event) => event.type === 'tool.started')).toHaveLength(4);
     expect(logged.events.at(-1)!.type).toBe('scene.stopped');
   });
