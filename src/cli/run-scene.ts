@@ -4,7 +4,7 @@ import { recordProvider } from '../llm/cassette.js';
 import { resolveModel } from '../llm/resolve-model.js';
 import type { Scene, SceneModel, SceneResult } from '../scene/types.js';
 import { createCliLogger } from './cli-logger.js';
-import { EXIT, type CliIo } from './cli-io.js';
+import { EXIT, exitCodeOf, type CliIo } from './cli-io.js';
 import { errorText } from './error-text.js';
 import type { EventHistory } from '../inspect/event-history.js';
 import { openInspectorSession, runHistory, type InspectorSession } from './inspect-session.js';
@@ -13,6 +13,7 @@ import { openRunLog, type RunLog } from './run-log.js';
 import { createRunOutput } from './run-output.js';
 import type { LoadedScene } from './scene-loader.js';
 import { wantsColour } from './style.js';
+import { stopOnSignals, type SignalWatch } from './stop-on-signals.js';
 import { defaultSummary } from './summary.js';
 
 /**
@@ -37,14 +38,15 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
       return fail(io, `cannot open --log ${flags.log}: ${(error as Error).message}`, EXIT.failed);
     }
   }
-  let interrupted = 0;
+  let signals: SignalWatch | undefined;
   let session: InspectorSession | undefined;
   const finish = async (code: number): Promise<number> => {
+    signals?.dispose();
     output.finish();
     const problem = await runLog?.close();
     if (session !== undefined) {
       // --inspect keeps the page up once the scene is over, until Ctrl-C; Ctrl-C during the run quits.
-      if (interrupted === 0) await session.serveUntilInterrupted(code === EXIT.ok ? 'the scene has ended' : 'the scene failed');
+      if (signals?.signal === undefined) await session.serveUntilInterrupted(code === EXIT.ok ? 'the scene has ended' : 'the scene failed');
       await session.close();
     }
     if (problem !== undefined) return fail(io, `--log ${flags.log}: ${problem}`, EXIT.failed);
@@ -90,6 +92,7 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
     output.attach(sceneBus);
   }
   runLog?.ensureRecording(sceneBus);
+  signals = stopOnSignals(scene, io, (line) => output.note(line));
   if (flags.inspect) {
     const opened = await openInspectorSession({ scene, history: history ?? runHistory(sceneBus) }, { port: flags.port, host: flags.host, paused: flags.paused }, io, (line) => output.note(line));
     if (!opened.ok) {
@@ -99,22 +102,17 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
     session = opened.value;
   }
 
-  const stopListening = io.interrupts(() => {
-    interrupted++;
-    if (interrupted > 1) return io.exit(EXIT.interrupted);
-    output.note('troupe: stopping the scene (Ctrl-C again to quit at once)');
-    scene.stop('interrupted').catch(() => undefined);
-  });
   let result: SceneResult;
   try {
-    result = await scene.run({ ticks, beforeTick: session?.beforeTick });
+    // A signal may have stopped the scene while the inspector started.
+    result = scene.stopped ? await scene.stop() : await scene.run({ ticks, beforeTick: session?.beforeTick });
   } catch (error) {
     // Stopped first, so that its last events are shown and logged before the error.
     await scene.stop('error').catch(() => undefined);
     output.note(`troupe: scene "${name}" failed:\n${errorText(error, folder)}`);
     return finish(EXIT.failed);
   } finally {
-    stopListening();
+    signals.dispose();
   }
   output.finish();
 
@@ -129,7 +127,7 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
   }
   if (runLog !== undefined && !flags.json && !flags.quiet) io.out.write(`log: ${runLog.log.path}\n`);
   (flags.json ? io.err : io.out).write(`${summary}\n`);
-  return finish(interrupted > 0 ? EXIT.interrupted : EXIT.ok);
+  return finish(signals.signal !== undefined ? exitCodeOf(signals.signal) : EXIT.ok);
 }
 
 /** The model `--model` names, recorded to `--record`'s cassette when asked. */

@@ -33,7 +33,7 @@ Run flags:
 Environment: TROUPE_LOG_LEVEL (default warn), TROUPE_SCENES_DIR, NO_COLOR; for --model
 OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, GOOGLE_API_KEY (or GEMINI_API_KEY),
 OLLAMA_BASE_URL (several keys: comma-separated).
-Exit codes: 0 done, 1 the scene failed, 2 usage error, 130 interrupted. See docs/cli.md.`;
+Exit codes: 0 done, 1 the scene failed, 2 usage error, 130 Ctrl-C, 143 SIGTERM. See docs/cli.md.`;
 
 /** `troupe run <scene> --help`: the scene's description, the common flags and its own. */
 export function runUsage(name: string, definition: SceneDefinition): string {

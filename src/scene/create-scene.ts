@@ -9,6 +9,7 @@ import { createSessionLog, type SessionLog } from '../record/session-log.js';
 import { Cast } from './cast.js';
 import { frozenJson } from './json-value.js';
 import { takeTurn } from './take-turn.js';
+import { createPacer, paused, type Pacer } from './pacer.js';
 import { inWindow, type SceneClock } from './scene-clock.js';
 import { resolveSceneOptions, type ResolvedScene } from './scene-options.js';
 import type { PendingTrigger, SceneMember } from './scene-member.js';
@@ -51,6 +52,7 @@ class SceneRuntime implements Scene {
   private readonly log: SessionLog | undefined;
   private readonly ownsLog: boolean;
   private readonly ears: SceneEars;
+  private readonly pacer: Pacer;
   private readonly inFlight = new Set<Promise<unknown>>();
   private tickCount = 0;
   private rotation = 0;
@@ -72,6 +74,7 @@ class SceneRuntime implements Scene {
     const resolved = resolveSceneOptions(options);
     const { name } = resolved;
     this.options = resolved;
+    this.pacer = createPacer(resolved.yieldEveryMs);
     this.name = name;
     this.clock = resolved.clock;
     this.seed = resolved.seed;
@@ -195,6 +198,11 @@ class SceneRuntime implements Scene {
           await this.gateOrStop(gate);
           if (this.stopping !== undefined) break;
         }
+        // Ticks chain only microtasks: between two, let signals, timers and sockets in when due.
+        if (this.pacer.due()) {
+          await paused(this.pacer);
+          if (this.stopping !== undefined) break;
+        }
         await this.step();
         const ended = this.endReason();
         if (ended !== undefined) return this.stop(ended.reason, ended.detail);
@@ -266,7 +274,7 @@ class SceneRuntime implements Scene {
     this.rotation = picked.rotation;
     const outcomes: Partial<Record<RunReason, number>> = {};
     for (const member of picked.due) member.beginTurn(member.pending ?? TICK, this.heardBy(member), tick);
-    await inWindow(picked.due, this.options.turnWindow, (member, done) => this.turn(member, tick, outcomes, done));
+    await inWindow(picked.due, this.options.turnWindow, (member, done) => this.turn(member, tick, outcomes, done), this.pacer);
     let turns = 0;
     for (const count of Object.values(outcomes)) turns += count;
     return { tick, turns, outcomes };

@@ -133,6 +133,13 @@ export type SceneOptions = {
   maxReplyChain?: number;
   /** Time `stop()` waits for runs in flight to settle after aborting them (default 5 s). */
   stopTimeoutMs?: number;
+  /**
+   * Longest stretch of wall time, in ms, a scene runs turns before it lets the event loop in
+   * (default 20): scripted turns finish at once, and without a pause a long tick would hold off
+   * Ctrl-C, timers and sockets until it ends. `0` pauses between every two turns; `Infinity` never
+   * (a benchmark's baseline).
+   */
+  yieldEveryMs?: number;
   bus?: Bus;
   /**
    * Called with the scene's bus as soon as it exists, before any event: how a host that lets the
