@@ -14,6 +14,7 @@ import { createRunOutput } from './run-output.js';
 import type { LoadedScene } from './scene-loader.js';
 import { wantsColour } from './style.js';
 import { stopOnSignals, type SignalWatch } from './stop-on-signals.js';
+import { terminalSafe } from './terminal-text.js';
 import { defaultSummary } from './summary.js';
 
 /**
@@ -125,8 +126,9 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
     io.err.write(`troupe: scene "${name}" failed in summarize():\n${errorText(error, folder)}\n`);
     return finish(EXIT.failed);
   }
-  if (runLog !== undefined && !flags.json && !flags.quiet) io.out.write(`log: ${runLog.log.path}\n`);
-  (flags.json ? io.err : io.out).write(`${summary}\n`);
+  if (runLog !== undefined && !flags.json && !flags.quiet) io.out.write(`log: ${terminalSafe(runLog.log.path)}\n`);
+  // A scene's summary may quote what its agents wrote.
+  (flags.json ? io.err : io.out).write(`${terminalSafe(summary)}\n`);
   return finish(signals.signal !== undefined ? exitCodeOf(signals.signal) : EXIT.ok);
 }
 
