@@ -73,6 +73,11 @@ export type Provider = {
   readonly model?: string;
   /** What the provider takes besides text; absent means text only (images become placeholders). */
   readonly accepts?: ProviderAccepts;
+  /**
+   * `false` for a provider that spends no tokens (a scene's scripted brain): a reply without usage
+   * is then taken as free. Otherwise (the default) the agent estimates the usage a reply leaves out.
+   */
+  readonly spendsTokens?: boolean;
   complete(request: ModelRequest): Promise<ModelResponse>;
   /**
    * Optional: `complete` for providers that often know their answer at once (a scripted brain). A

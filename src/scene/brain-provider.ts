@@ -24,6 +24,8 @@ export function brainProvider(brain: Brain, perceive: (request: ModelRequest) =>
   return {
     name,
     model: 'scripted-brain',
+    // A brain is a function: it spends no tokens, and its replies are not estimated.
+    spendsTokens: false,
     completeNow,
     complete(request: ModelRequest): Promise<ModelResponse> {
       try {

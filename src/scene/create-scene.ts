@@ -41,6 +41,8 @@ class SceneRuntime implements Scene {
   readonly seed: number;
   readonly world: WorldState;
   readonly budget: Budget | undefined;
+  /** What the scene spends, counted whether or not it has a budget: its own budget, else one without limits. */
+  private readonly meter: Budget;
   private readonly members = new Map<string, SceneMember>();
   /** Cast order: turns of one tick start in this order. */
   private readonly order: SceneMember[] = [];
@@ -92,6 +94,7 @@ class SceneRuntime implements Scene {
     this.log = typeof options.log === 'string' ? createSessionLog(options.log) : options.log;
     this.log?.attach(this.bus);
     this.budget = options.budget === undefined ? undefined : new Budget(name, options.budget);
+    this.meter = this.budget ?? new Budget(name, {});
     this.world = createWorld(options.world ?? {}, (path, value, writer) => {
       this.bus.publish('world.changed', { path, value, tick: this.tickCount }, { scene: name, agent: writer?.agent, cause: writer?.cause });
     });
@@ -111,7 +114,7 @@ class SceneRuntime implements Scene {
       toolLimiter: resolved.toolLimiter,
       toolLimiters: resolved.toolLimiters,
       modelLimit: resolved.modelLimit,
-      sceneBudget: this.budget,
+      sceneBudget: this.meter,
       log: this.log,
       logger: options.logger,
       perceive: (agent, request) => this.members.get(agent)!.perceive(request, this.tickCount, this.world),
@@ -342,7 +345,7 @@ class SceneRuntime implements Scene {
       tick: this.tickCount,
       turns: this.turnCount,
       failures: this.failures,
-      usage: this.budget?.usage() ?? { modelCalls: 0, tokens: 0, toolCalls: 0, wallMs: 0 },
+      usage: this.meter.usage(),
       wallMs: this.startedAt === undefined ? 0 : performance.now() - this.startedAt,
     };
     const why = detail ?? (known ? undefined : reason);

@@ -172,6 +172,8 @@ export type SceneAgent = {
   readonly private: Readonly<Record<string, JsonValue>>;
   /** Retired agents get no more turns (their budget is spent, or `scene.retire(name)`). */
   readonly retired: boolean;
+  /** Whether it deliberates on the scene's `model` (a member with a brain and instructions, when the scene has one). */
+  readonly onSceneModel: boolean;
   readonly turns: number;
   /** How its last turn ended. */
   readonly lastReason: RunReason | undefined;
@@ -191,6 +193,7 @@ export type SceneResult = {
   turns: number;
   /** Turns that ended `error`. */
   failures: number;
+  /** What the scene spent (model calls, tokens, tool calls, wall time), with or without a budget. */
   usage: BudgetUsage;
   /** Wall time from `start` to `scene.stopped`, in ms. */
   wallMs: number;
