@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { failure, success, type Outcome } from '../outcome.js';
+import { suggestName } from '../tools/suggest-name.js';
 import type { SceneOptionSpec, SceneOptionValues } from '../scene/define-scene.js';
 import { sceneArgOptions, sceneOptionValues, type ArgOption } from './scene-options.js';
 
@@ -147,13 +148,14 @@ function integerFlag(name: string, raw: unknown, min: number): Outcome<number | 
   return success(value);
 }
 
-/** parseArgs' messages, reworded: an unknown flag gets the list of valid ones. */
+/** parseArgs' messages, reworded: an unknown flag gets the nearest valid one and the list of them all. */
 function argsProblem(error: Error, known: readonly string[]): string {
   const code = (error as { code?: string }).code;
   const valid = `valid flags: ${known.map((name) => `--${name}`).join(', ')}`;
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     const flag = /'([^']+)'/.exec(error.message)?.[1] ?? 'flag';
-    return `unknown flag ${flag}; ${valid}`;
+    const nearest = suggestName(flag.replace(/^-+/, '').split('=')[0]!, known);
+    return `unknown flag ${flag}${nearest === undefined ? '' : ` (did you mean --${nearest}?)`}; ${valid}`;
   }
   // "Option '--ticks <value>' argument missing", "… does not take an argument", "… is ambiguous": first line only.
   const first = error.message.split('\n')[0]!.replace(/\.$/, '');

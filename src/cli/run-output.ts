@@ -60,8 +60,14 @@ export function createRunOutput(flags: Pick<RunFlags, 'json' | 'quiet'>, totalTi
       bus.on('scene.started', (event) => {
         if (totalTicks >= LONG_RUN_TICKS || event.data.agents.length >= MANY_AGENTS) bar = createProgressBar({ stream: err, now: io.now });
       }),
+      // A tick is done once the next begins (or the scene stops): the bar counts finished ticks.
       bus.on('scene.tick', (event) => {
-        progress.tick = event.data.tick;
+        progress.tick = event.data.tick - 1;
+        bar?.update(progress);
+      }),
+      bus.on('scene.stopped', (event) => {
+        // Stopped mid-tick (Ctrl-C) leaves that tick unfinished.
+        if (event.data.reason !== 'stopped' && event.data.reason !== 'signal') progress.tick = event.data.tick;
         bar?.update(progress);
       }),
       // Every scene turn opens with `agent.triggered`: the cheapest event to count turns by.

@@ -13,9 +13,11 @@ import { openRunLog, type RunLog } from './run-log.js';
 import { createRunOutput } from './run-output.js';
 import type { LoadedScene } from './scene-loader.js';
 import { wantsColour } from './style.js';
+import { watchFailures } from './failure-watch.js';
 import { stopOnSignals, type SignalWatch } from './stop-on-signals.js';
 import { terminalSafe } from './terminal-text.js';
 import { defaultSummary } from './summary.js';
+import { unusedModel } from './unused-model.js';
 
 /**
  * Runs a loaded scene as the flags say: builds it on a bus the CLI made (so every event, from the
@@ -92,7 +94,16 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
     sceneBus = scene.bus;
     output.attach(sceneBus);
   }
+  if (model !== undefined) {
+    const unused = unusedModel(scene, flags.model!);
+    if (unused !== undefined) {
+      output.finish();
+      io.err.write(`troupe: ${unused}\n`);
+      return finish(EXIT.usage);
+    }
+  }
   runLog?.ensureRecording(sceneBus);
+  const failures = watchFailures(sceneBus);
   signals = stopOnSignals(scene, io, (line) => output.note(line));
   if (flags.inspect) {
     const opened = await openInspectorSession({ scene, history: history ?? runHistory(sceneBus) }, { port: flags.port, host: flags.host, paused: flags.paused }, io, (line) => output.note(line));
@@ -114,6 +125,7 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
     return finish(EXIT.failed);
   } finally {
     signals.dispose();
+    failures.stop();
   }
   output.finish();
 
@@ -127,9 +139,12 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
     return finish(EXIT.failed);
   }
   if (runLog !== undefined && !flags.json && !flags.quiet) io.out.write(`log: ${terminalSafe(runLog.log.path)}\n`);
+  // Failed turns show in every mode: a scene's own summary may not mention them.
+  const failed = failures.line(result);
   // A scene's summary may quote what its agents wrote.
-  (flags.json ? io.err : io.out).write(`${terminalSafe(summary)}\n`);
-  return finish(signals.signal !== undefined ? exitCodeOf(signals.signal) : EXIT.ok);
+  (flags.json ? io.err : io.out).write(`${terminalSafe(failed === undefined ? summary : `${summary}\n${failed}`)}\n`);
+  if (signals.signal !== undefined) return finish(exitCodeOf(signals.signal));
+  return finish(failures.allFailed(result) ? EXIT.failed : EXIT.ok);
 }
 
 /** The model `--model` names, recorded to `--record`'s cassette when asked. */

@@ -104,6 +104,7 @@ export class Cast {
       rounds,
       budget,
       scripted,
+      onSceneModel: model !== undefined,
       privateState: Object.freeze({ ...(frozenJson(member.private ?? {}, `private state of "${name}"`) as Record<string, JsonValue>) }),
     });
   }
