@@ -4,6 +4,7 @@ import { describeSceneOptions } from './scene-options.js';
 /** `troupe --help`. */
 export const USAGE = `Usage:
   troupe run <scene> [flags] [scene flags]   run a scene from scenes/
+  troupe run <file.ts|file.js> [flags] …     run the scene a file exports
   troupe list                                list the scenes, with their own flags
   troupe inspect <session.jsonl> [--port N] [--host ADDR]
                                              serve a session log in the inspector
