@@ -2,7 +2,10 @@ import { parseArgs } from 'node:util';
 import { failure, success, type Outcome } from '../outcome.js';
 import { suggestName } from '../tools/suggest-name.js';
 import type { SceneOptionSpec, SceneOptionValues } from '../scene/define-scene.js';
+import type { ApprovalPolicy } from './approval-policy.js';
 import { sceneArgOptions, sceneOptionValues, type ArgOption } from './scene-options.js';
+
+const APPROVALS: readonly ApprovalPolicy[] = ['ask', 'all', 'none'];
 
 /** What `troupe run` was asked to do. */
 export type RunFlags = {
@@ -29,6 +32,8 @@ export type RunFlags = {
   host: string | undefined;
   /** Hold a stepped scene before its first tick until the page resumes or steps it; only with `inspect`. */
   paused: boolean;
+  /** How approval requests are answered (default: `ask` with `inspect`, else `none`). */
+  approve: ApprovalPolicy;
   options: SceneOptionValues;
 };
 
@@ -47,6 +52,7 @@ export const COMMON_FLAGS: Record<string, ArgOption> = {
   port: { type: 'string' },
   host: { type: 'string' },
   paused: { type: 'boolean' },
+  approve: { type: 'string' },
 };
 
 /**
@@ -97,6 +103,8 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
   if (!host.ok) return host;
   if (host.value !== undefined && values.inspect !== true) return failure("--host is the inspector's address: give --inspect too");
   if (values.paused === true && values.inspect !== true) return failure('--paused holds the scene for the inspector\'s page: give --inspect too');
+  const approve = (values.approve as string | undefined) ?? (values.inspect === true ? 'ask' : 'none');
+  if (!APPROVALS.includes(approve as ApprovalPolicy)) return failure(`--approve must be ask, all or none; got ${JSON.stringify(approve)}`);
   const sceneOptions = sceneOptionValues(specs, values as Record<string, string | boolean | undefined>);
   if (!sceneOptions.ok) return sceneOptions;
   return success({
@@ -114,6 +122,7 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
     port: port.value,
     host: host.value,
     paused: values.paused === true,
+    approve: approve as ApprovalPolicy,
     options: sceneOptions.value,
   });
 }

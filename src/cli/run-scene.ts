@@ -13,6 +13,7 @@ import { openRunLog, type RunLog } from './run-log.js';
 import { createRunOutput } from './run-output.js';
 import type { LoadedScene } from './scene-loader.js';
 import { wantsColour } from './style.js';
+import { answerApprovals } from './approval-policy.js';
 import { watchFailures } from './failure-watch.js';
 import { stopOnSignals, type SignalWatch } from './stop-on-signals.js';
 import { terminalSafe } from './terminal-text.js';
@@ -104,6 +105,7 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
   }
   runLog?.ensureRecording(sceneBus);
   const failures = watchFailures(sceneBus);
+  const stopAnswering = flags.approve === 'ask' ? undefined : answerApprovals(scene, sceneBus, flags.approve);
   signals = stopOnSignals(scene, io, (line) => output.note(line));
   if (flags.inspect) {
     const opened = await openInspectorSession({ scene, history: history ?? runHistory(sceneBus) }, { port: flags.port, host: flags.host, paused: flags.paused }, io, (line) => output.note(line));
@@ -126,6 +128,7 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
   } finally {
     signals.dispose();
     failures.stop();
+    stopAnswering?.();
   }
   output.finish();
 

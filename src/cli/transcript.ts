@@ -50,6 +50,8 @@ export function formatEvent(event: Envelope, styler: Styler = plain): string[] {
       return [`  ${style('error', '✗')} ${who} ${style('tool', call(event.data.name, event.data.args))} ${style('error', `failed (${kind}${attempt}): ${message}`)}`];
     }
     case 'tool.rejected': {
+      // A denial is already on the approval's line (`✗ denied …`): the model did nothing wrong.
+      if (event.data.code === 'denied') return [];
       const { name, message, suggestion } = event.data;
       const hint = suggestion !== undefined && !message.includes(suggestion) ? ` (did you mean ${suggestion}?)` : '';
       return [`  ${style('warn', '⚠ correction')} ${who} ${style('tool', name)}: ${safe(message + hint)}`];
@@ -59,11 +61,11 @@ export function formatEvent(event: Envelope, styler: Styler = plain): string[] {
     case 'tool.approval.requested':
       return [`  ${style('warn', '?')} ${who} ${style('tool', call(event.data.name, event.data.args))} waits for approval`];
     case 'tool.approval.resolved':
-      return [`  ${style(event.data.approved ? 'ok' : 'warn', event.data.approved ? '✓ approved' : '✗ denied')} ${style('tool', event.data.name)}${event.data.reason === undefined ? '' : `: ${safe(event.data.reason)}`}`];
+      return [`  ${style(event.data.approved ? 'ok' : 'warn', event.data.approved ? '✓ approved' : '✗ denied')} ${style('tool', event.data.name)}${because(event.data.reason)}`];
     case 'tool.result.approval.requested':
       return [`  ${style('warn', '?')} ${who} ${style('tool', event.data.name)} result waits for approval: ${safe(brief(event.data.output))}`];
     case 'tool.result.approval.resolved':
-      return [`  ${style(event.data.approved ? 'ok' : 'warn', event.data.approved ? '✓ result approved' : '✗ result rejected')} ${style('tool', event.data.name)}${event.data.reason === undefined ? '' : `: ${safe(event.data.reason)}`}`];
+      return [`  ${style(event.data.approved ? 'ok' : 'warn', event.data.approved ? '✓ result approved' : '✗ result rejected')} ${style('tool', event.data.name)}${because(event.data.reason)}`];
     case 'tool.repaired': {
       const { before, after, by } = event.data;
       return [`  ${style('warn', '⚒ repaired')} ${who} ${style('tool', call(before.name, before.args))} → ${style('tool', call(after.name, after.args))} (by ${safe(by)})`];
@@ -117,6 +119,11 @@ export function createTranscript(options: { style?: Styler; everyTickUpTo?: numb
       return withHeader;
     },
   };
+}
+
+/** A decision's reason after a colon; the bare word the gate records for an approval says nothing more. */
+function because(reason: string | undefined): string {
+  return reason === undefined || reason === 'approved' ? '' : `: ${safe(reason)}`;
 }
 
 function count(value: number, noun: string): string {

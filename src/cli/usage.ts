@@ -29,6 +29,9 @@ Run flags:
                    else is warned about: the page can approve tool calls)
   --paused         with --inspect, hold a stepped scene before its first tick until
                    Resume or Step on the page
+  --approve X      how tool calls that need approval are answered: ask (the page decides;
+                   the default with --inspect), none (denied at once; the default without),
+                   all (approved at once)
   -h, --help       help; with a scene, its own flags too
 
 Environment: TROUPE_LOG_LEVEL (default warn), TROUPE_SCENES_DIR, NO_COLOR; for --model
