@@ -8,6 +8,8 @@ export const MAX_NPCS = 1_000_000;
 export type CrowdOptions = Omit<SceneContext, 'options'> & {
   /** How many NPCs (1 to 1,000,000). */
   npcs: number;
+  /** How often the scene lets the event loop in (see `createScene`); the benchmark compares `Infinity`. */
+  yieldEveryMs?: number;
 };
 
 /** A crowd scene, with the census its wander tool keeps. */
@@ -36,6 +38,7 @@ export function buildCrowd(options: CrowdOptions): CrowdScene {
     clock: { mode: 'stepped' },
     // Walkers only walk: without the built-ins, the one tool list is as small as it gets.
     withoutTools: BUILT_IN_TOOLS,
+    ...(options.yieldEveryMs !== undefined && { yieldEveryMs: options.yieldEveryMs }),
     // Whoever runs the scene (troupe run, a test) sees every event through these.
     bus: options.bus,
     observe: options.observe,

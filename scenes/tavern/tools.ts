@@ -1,8 +1,8 @@
 import { defineTool, ToolError, type JsonValue, type Tool, type ToolContext, type WorldState } from '../../src/index.js';
-import { MENU, type Order, type PatronRecord } from './world.js';
+import { CELLAR, MENU, type Order, type PatronRecord } from './world.js';
 
 /** The tavern's tools, one list per role: every agent of a role shares its list (one registry). */
-export type TavernTools = { patron: readonly Tool[]; innkeeper: readonly Tool[]; guard: readonly Tool[] };
+export type TavernTools = { patron: readonly Tool[]; innkeeper: readonly Tool[]; guard: readonly Tool[]; steward: readonly Tool[] };
 
 const shortText = (description: string) => ({ type: 'string', maxLength: 32, description }) as const;
 const coins = { type: 'integer', minimum: 1, maximum: 100, description: 'Coins.' } as const;
@@ -10,9 +10,11 @@ const coins = { type: 'integer', minimum: 1, maximum: 100, description: 'Coins.'
 /**
  * Builds the tavern's tools over one world. Every change goes through `world.update`, which holds
  * its path exclusively while it reads and writes; nested updates always lock in the same order
- * (orders → stock → patron → till, board or bard) so two tools can never wait on each other.
+ * (orders → stock → patron → till, board or bard; cellar → stock) so two tools can never wait on
+ * each other. `retire` takes a patron out of the scene once they go home or are thrown out: they
+ * take no more turns.
  */
-export function tavernTools(world: WorldState): TavernTools {
+export function tavernTools(world: WorldState, retire: (agent: string) => void): TavernTools {
   // Who changed the world, and which tool call did it: `world.changed` points back at `tool.started`.
   const writer = (context: ToolContext) => ({ agent: context.agent, cause: context.dispatcher?.startedId });
 
@@ -80,6 +82,8 @@ export function tavernTools(world: WorldState): TavernTools {
         if (me.tab > 0) throw new ToolError(`settle your tab of ${me.tab} coins first`, { kind: 'permission', hint: `pay ${Math.min(me.tab, me.coin)}` });
         return { ...me, status: 'home' };
       });
+      // Gone home: no more turns tonight (this one finishes).
+      retire(context.agent);
       return 'you step out into the night';
     },
   });
@@ -96,8 +100,38 @@ export function tavernTools(world: WorldState): TavernTools {
   return {
     patron: [order, pay, tip, leave, wait],
     innkeeper: [serveTool(world, writer), noticeTool(world, writer)],
-    guard: [...guardTools(world, writer, updatePatron), wait],
+    guard: [...guardTools(world, writer, updatePatron, retire), wait],
+    steward: [cellarTool(world, writer), wait],
   };
+}
+
+/**
+ * `open_cellar`: brings stock up from the cellar. It needs the landlord's approval: under
+ * `troupe run tavern --inspect` the page asks you; without a page, `--approve` decides.
+ */
+function cellarTool(world: WorldState, writer: Writer): Tool {
+  return defineTool({
+    name: 'open_cellar',
+    description: 'Bring stock up from the cellar to the bar. Needs the landlord\'s approval.',
+    parameters: {
+      type: 'object',
+      properties: { item: { type: 'string', enum: Object.keys(CELLAR), description: 'What to bring up.' }, count: { type: 'integer', minimum: 1, maximum: 6, description: 'How many.' } },
+      required: ['item', 'count'],
+      additionalProperties: false,
+    },
+    needsApproval: true,
+    execute: async (args, context) => {
+      const { item, count } = args as { item: string; count: number };
+      let brought = 0;
+      await world.update(['cellar', item], async (left) => {
+        brought = Math.min(count, (left as number | undefined) ?? 0);
+        if (brought === 0) throw new ToolError(`the cellar has no ${item} left`, { kind: 'not_found' });
+        await world.update(['tavern', 'stock', item], (stock) => ((stock as number | undefined) ?? 0) + brought, writer(context));
+        return (left as number) - brought;
+      }, writer(context));
+      return { brought, item, atTheBar: world.get(['tavern', 'stock', item]) as number };
+    },
+  });
 }
 
 type Writer = (context: ToolContext) => { agent: string; cause: string | undefined };
@@ -162,6 +196,7 @@ function guardTools(
   world: WorldState,
   writer: Writer,
   updatePatron: (patron: string, context: ToolContext, change: (record: PatronRecord) => PatronRecord | Promise<PatronRecord>) => Promise<PatronRecord>,
+  retire: (agent: string) => void,
 ): Tool[] {
   const present = (patron: string, me: PatronRecord): void => {
     if (me.status !== 'in') throw new ToolError(`${patron} is not in the tavern (${me.status})`, { kind: 'not_found' });
@@ -193,6 +228,8 @@ function guardTools(
         await world.update('tavern.board', (board) => [...((board ?? []) as string[]), `${patron} is barred tonight: ${reason}${owes}`].slice(-5), writer(context));
         return { ...me, warned: true, status: 'ejected' };
       });
+      // Out for the night: no more turns (the guard's words still reach them as they go).
+      retire(patron);
       return { ejected: patron, unpaid: after.tab };
     },
   });

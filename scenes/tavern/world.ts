@@ -54,7 +54,13 @@ export const CLUMSY = 'pip';
 /** The tick from which the innkeeper calls last orders and patrons settle up and go home. */
 export const LAST_ORDERS = 24;
 
-/** The tavern at opening time: stock, prices, an empty till and bar, the notice board, the regulars. */
+/** What the cellar holds at opening time: the steward brings it up, with the landlord's leave. */
+export const CELLAR: Readonly<Record<string, number>> = Object.freeze({ ale: 8, stew: 3 });
+
+/** Stock at or under which the steward asks to bring more up from the cellar. */
+export const LOW_STOCK = 2;
+
+/** The tavern at opening time: stock, prices, an empty till and bar, the notice board, the regulars, the cellar. */
 export function openingWorld(): Record<string, JsonValue> {
   const patrons: Record<string, JsonValue> = {};
   for (const profile of PATRONS) {
@@ -72,6 +78,7 @@ export function openingWorld(): Record<string, JsonValue> {
     },
     patrons,
     bard: { tips: 0 },
+    cellar: { ...CELLAR },
   };
 }
 

@@ -7,7 +7,7 @@ import type { SessionLog } from '../record/session-log.js';
 import type { ToolLimiters } from '../tools/acquire-slot.js';
 import type { DispatchOptions } from '../tools/dispatch-options.js';
 import type { Registry } from '../tools/registry.js';
-import type { RetryPolicy } from '../tools/types.js';
+import type { ModelRetryPolicy } from './call-model.js';
 import type { AgentOptions, RepairFunction } from './agent-options.js';
 import type { Budget } from './budget.js';
 import type { Memory } from './memory/agent-memory.js';
@@ -39,7 +39,7 @@ export type AgentConfig = Readonly<{
   concurrency: number;
   /** Per-tool limiters shared with others (a scene's, a parent agent's); else the agent makes its own. */
   toolLimiters: ToolLimiters | undefined;
-  modelRetry: Required<RetryPolicy>;
+  modelRetry: Required<ModelRetryPolicy>;
   toolTimeoutMs: number;
   maxObservationChars: number;
   log: SessionLog | undefined;

@@ -10,7 +10,8 @@ import type { Budget, BudgetLimits } from './budget.js';
 import type { AgentMemory, MemoryOptions } from './memory/agent-memory.js';
 import type { AgentSnapshot } from './run/agent-snapshot.js';
 import type { PendingObservation } from './run/run-state.js';
-import type { JsonSchema, LooseArgs, RetryPolicy, Tool } from '../tools/types.js';
+import type { JsonSchema, LooseArgs, Tool } from '../tools/types.js';
+import type { ModelRetryPolicy } from './call-model.js';
 
 /** The options of `createAgent` (docs/agent-cycle.md lists them with their defaults). */
 export type AgentOptions = {
@@ -38,8 +39,12 @@ export type AgentOptions = {
   concurrency?: number;
   /** A p-limit limiter shared with other agents (a global cap on tool executions). */
   limiter?: LimitFunction;
-  /** Retries of failed model calls (default 3 attempts, 500 ms doubling, `retry-after` honoured). */
-  modelRetry?: RetryPolicy;
+  /**
+   * Retries of failed model calls (default 3 attempts, 500 ms doubling up to 30 s); a provider's
+   * `retry-after` is waited exactly up to `maxRetryAfterMs` (default 60 s), and one over it fails
+   * the call at once with an `llm.error` that says so.
+   */
+  modelRetry?: ModelRetryPolicy;
   /** Default per-call tool timeout when a tool sets none (default 30 s; 0 disables). */
   toolTimeoutMs?: number;
   /** Characters of one tool output shown to the model before it is cut with a marker (default 8,000). */

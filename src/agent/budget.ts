@@ -2,6 +2,7 @@ import { ConfigError } from '../errors.js';
 import type { Clock } from '../bus/ids.js';
 import type { BudgetKind } from '../bus/event-data.js';
 import type { ModelRequest, ModelResponse, Provider, Usage } from '../llm/types.js';
+import { withUsage } from './estimate-usage.js';
 
 /** What a budget can cap. Every field is optional; an absent one is unlimited. */
 export type BudgetLimits = {
@@ -17,8 +18,11 @@ export type BudgetLimits = {
 
 export type { BudgetKind } from '../bus/event-data.js';
 
-/** What a budget has used so far. */
-export type BudgetUsage = { modelCalls: number; tokens: number; toolCalls: number; wallMs: number };
+/**
+ * What a budget has used so far. `estimatedTokens` marks a token count that includes estimates
+ * (usage a provider did not report, counted by troupe's tokenizer).
+ */
+export type BudgetUsage = { modelCalls: number; tokens: number; toolCalls: number; wallMs: number; estimatedTokens?: true };
 
 /** A budget's use as plain data, for an agent's or a scene's snapshot. */
 export type BudgetSnapshot = BudgetUsage & { name: string; refusal?: BudgetRefusal; announced: boolean };
@@ -39,6 +43,7 @@ export class Budget {
   private modelCalls = 0;
   private tokens = 0;
   private toolCalls = 0;
+  private estimatedTokens = false;
   private refusal: BudgetRefusal | undefined;
   private announced = false;
 
@@ -84,7 +89,10 @@ export class Budget {
     this.modelCalls += spend.modelCalls ?? 0;
     this.toolCalls += spend.toolCalls ?? 0;
     const tokens = spend.tokens ?? 0;
-    if (Number.isFinite(tokens) && tokens > 0) this.tokens += tokens;
+    if (Number.isFinite(tokens) && tokens > 0) {
+      this.tokens += tokens;
+      if (spend.estimated === true) this.estimatedTokens = true;
+    }
   }
 
   /** The first refusal, once the budget is exhausted (it stays exhausted). */
@@ -111,6 +119,7 @@ export class Budget {
     this.modelCalls = snapshot.modelCalls;
     this.tokens = snapshot.tokens;
     this.toolCalls = snapshot.toolCalls;
+    this.estimatedTokens = snapshot.estimatedTokens === true;
     this.startedAt = snapshot.wallMs > 0 ? this.clock() - snapshot.wallMs : undefined;
     this.refusal = snapshot.refusal === undefined ? undefined : { ...snapshot.refusal };
     this.announced = snapshot.announced;
@@ -119,12 +128,14 @@ export class Budget {
   /** What has been used so far. */
   usage(): BudgetUsage {
     const wallMs = this.startedAt === undefined ? 0 : this.clock() - this.startedAt;
-    return { modelCalls: this.modelCalls, tokens: this.tokens, toolCalls: this.toolCalls, wallMs };
+    const usage: BudgetUsage = { modelCalls: this.modelCalls, tokens: this.tokens, toolCalls: this.toolCalls, wallMs };
+    if (this.estimatedTokens) usage.estimatedTokens = true;
+    return usage;
   }
 }
 
-/** What one checkpoint is about to spend, or what a model call reported. */
-export type Spend = { modelCalls?: number; toolCalls?: number; tokens?: number };
+/** What one checkpoint is about to spend, or what a model call reported (`estimated`: by troupe's tokenizer). */
+export type Spend = { modelCalls?: number; toolCalls?: number; tokens?: number; estimated?: boolean };
 
 const ORDER: readonly BudgetKind[] = ['modelCalls', 'toolCalls', 'tokens', 'wallMs'];
 
@@ -156,15 +167,17 @@ export async function budgetedModelCall(budgets: readonly Budget[], provider: Pr
   request.signal.throwIfAborted();
   const refusing = budgets.length === 0 ? undefined : spendFrom(budgets, ONE_MODEL_CALL);
   if (refusing !== undefined) throw new Error(`${refusal}${refusing.exhausted!.message}`);
-  const response = await provider.complete(request);
+  const answer = await provider.complete(request);
+  const response = withUsage(answer, request, provider);
   const tokens = response?.usage?.totalTokens;
-  if (typeof tokens === 'number') for (const budget of budgets) budget.charge({ tokens });
+  if (typeof tokens === 'number') for (const budget of budgets) budget.charge({ tokens, estimated: response.usage!.estimated === true });
   return response;
 }
 
-/** Adds a response's usage to a run's. */
+/** Adds a response's usage to a run's; a sum that includes an estimate is marked estimated. */
 export function addUsage(total: Usage, usage: Usage): void {
   total.inputTokens += usage.inputTokens;
   total.outputTokens += usage.outputTokens;
   total.totalTokens += usage.totalTokens;
+  if (usage.estimated === true) total.estimated = true;
 }

@@ -1,15 +1,26 @@
 import type { Publish } from '../bus/bus.js';
-import { toProviderError } from '../llm/provider-error.js';
+import { ProviderError, toProviderError } from '../llm/provider-error.js';
 import type { ModelRequest, ModelResponse, Provider } from '../llm/types.js';
 import { sleepFor } from '../tools/dispatch-calls.js';
 import type { RetryPolicy } from '../tools/types.js';
+import { formatWait, retryWait } from './retry-wait.js';
 
 export type { Publish } from '../bus/bus.js';
 
 /** Where retry jitter comes from: `Math`, or an agent's seeded generator. */
 export type Randomness = { random(): number };
 
-export const DEFAULT_MODEL_RETRY: Required<RetryPolicy> = { attempts: 3, backoffMs: 500, maxBackoffMs: 30_000 };
+/**
+ * An agent's `modelRetry`: a tool's retry policy, every field optional (the defaults fill in), plus
+ * how long a provider's `retry-after` may be.
+ */
+export type ModelRetryPolicy = Partial<RetryPolicy> & {
+  /** The longest `retry-after` honoured (default 60 s); a provider asking for more fails the call at once. */
+  maxRetryAfterMs?: number;
+};
+
+/** The model retry policy of an agent that sets none: 3 attempts, 500 ms doubling up to 30 s, `retry-after` up to 60 s. */
+export const DEFAULT_MODEL_RETRY: Required<ModelRetryPolicy> = { attempts: 3, backoffMs: 500, maxBackoffMs: 30_000, maxRetryAfterMs: 60_000 };
 
 /**
  * One deliberation: calls the provider (answering synchronously when it can), retrying retryable failures with exponential backoff (or
@@ -19,7 +30,7 @@ export const DEFAULT_MODEL_RETRY: Required<RetryPolicy> = { attempts: 3, backoff
 export function callModel(
   provider: Provider,
   request: ModelRequest,
-  policy: Required<RetryPolicy>,
+  policy: Required<ModelRetryPolicy>,
   publish: Publish,
   randomness: Randomness,
 ): ModelResponse | Promise<ModelResponse> {
@@ -38,13 +49,15 @@ export function callModel(
 
 /**
  * After attempt `attempt` failed with `thrown`: reports it as `llm.error` and, while the failure is
- * retryable and attempts remain, waits (the provider's `retry-after`, else exponential backoff
- * with jitter drawn from `randomness`: between half and all of `backoffMs × 2^(attempt-1)`, capped at `maxBackoffMs`) and
- * tries again with `next(attempt)`. An abort is the caller's doing: nothing to report or retry.
+ * retryable and attempts remain, waits (the provider's `retry-after` up to `maxRetryAfterMs`, else
+ * exponential backoff with jitter drawn from `randomness`: between half and all of
+ * `backoffMs × 2^(attempt-1)`, capped at `maxBackoffMs`) and tries again with `next(attempt)`. A
+ * `retry-after` over the cap ends the retries at once, with an `llm.error` that says so. An abort is
+ * the caller's doing: nothing to report or retry.
  */
 export async function retryAfterFailure<T>(
   request: ModelRequest,
-  policy: Required<RetryPolicy>,
+  policy: Required<ModelRetryPolicy>,
   publish: Publish,
   thrown: unknown,
   attempt: number,
@@ -52,9 +65,10 @@ export async function retryAfterFailure<T>(
   randomness: Randomness,
 ): Promise<T> {
   for (; ; attempt++) {
-    const error = toProviderError(thrown, request.signal);
+    let error = toProviderError(thrown, request.signal);
     if (request.signal.aborted) throw error;
-    const again = error.retryable && attempt < policy.attempts;
+    const wait = error.retryable && attempt < policy.attempts ? retryWait(error.retryAfterMs, policy.maxRetryAfterMs) : undefined;
+    if (wait?.kind === 'too_long') error = tooLong(error, wait.askedMs, wait.maxMs);
     publish('llm.error', {
       round: request.round,
       kind: error.kind,
@@ -63,14 +77,20 @@ export async function retryAfterFailure<T>(
       attempt,
       ...(error.retryAfterMs !== undefined && { retryAfterMs: error.retryAfterMs }),
     });
-    if (!again) throw error;
-    const backoff = Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (attempt - 1));
+    if (wait === undefined || wait.kind === 'too_long') throw error;
     // Jitter spreads the retries of many agents hit by one outage; a server's own wait is exact.
-    await sleepFor(error.retryAfterMs ?? backoff * (0.5 + randomness.random() / 2), request.signal);
+    const backoff = Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (attempt - 1));
+    await sleepFor(wait.kind === 'asked' ? wait.ms : backoff * (0.5 + randomness.random() / 2), request.signal);
     try {
       return await next(attempt + 1);
     } catch (failed) {
       thrown = failed;
     }
   }
+}
+
+/** The failure that ends the retries because the provider asked for a longer wait than the cap. */
+function tooLong(error: ProviderError, askedMs: number, maxMs: number): ProviderError {
+  const message = `${error.message} (the provider asked to wait ${formatWait(askedMs)} before another try, more than modelRetry.maxRetryAfterMs allows, ${formatWait(maxMs)}: not retried)`;
+  return new ProviderError(error.kind, message, { retryable: false, cause: error, ...(error.status !== undefined && { status: error.status }) });
 }

@@ -6,10 +6,11 @@ import { renderManifest } from '../protocol/manifest.js';
 import { DEFAULT_LIMITS, type ProtocolLimits } from '../protocol/types.js';
 import { createSessionLog } from '../record/session-log.js';
 import { createRegistry, type Registry } from '../tools/registry.js';
-import type { RetryPolicy, Tool } from '../tools/types.js';
+import type { Tool } from '../tools/types.js';
 import type { AgentConfig, SharedParts } from './agent-config.js';
 import type { AgentOptions } from './agent-options.js';
-import { DEFAULT_MODEL_RETRY } from './call-model.js';
+import { DEFAULT_MODEL_RETRY, type ModelRetryPolicy } from './call-model.js';
+import { MAX_TIMER_MS } from './retry-wait.js';
 import { Budget } from './budget.js';
 import { READ_VAR } from './memory/read-var-tool.js';
 import { resolveMemory } from './memory/resolve-memory.js';
@@ -160,12 +161,21 @@ function resolveAllowed(allowedTools: readonly string[] | undefined, known: stri
   return new Set([...allowedTools, ...always]);
 }
 
-function resolveRetry(policy: RetryPolicy | undefined, agent: string): Required<RetryPolicy> {
+function resolveRetry(policy: ModelRetryPolicy | undefined, agent: string): Required<ModelRetryPolicy> {
   const resolved = { ...DEFAULT_MODEL_RETRY, ...policy };
   positiveInteger(resolved.attempts, 'modelRetry.attempts', agent);
-  nonNegative(resolved.backoffMs, 'modelRetry.backoffMs', agent);
-  nonNegative(resolved.maxBackoffMs, 'modelRetry.maxBackoffMs', agent);
+  // Past setTimeout's limit a wait would fire at once, and every attempt would go in a moment.
+  timerMs(resolved.backoffMs, 'modelRetry.backoffMs', agent);
+  timerMs(resolved.maxBackoffMs, 'modelRetry.maxBackoffMs', agent);
+  timerMs(resolved.maxRetryAfterMs, 'modelRetry.maxRetryAfterMs', agent);
   return resolved;
+}
+
+function timerMs(value: unknown, option: string, agent: string): number {
+  if (typeof value !== 'number' || !(value >= 0 && value <= MAX_TIMER_MS)) {
+    throw new ConfigError(`createAgent "${agent}": ${option} must be a number of ms from 0 to ${MAX_TIMER_MS} (about 24.8 days), got ${String(value)}`);
+  }
+  return value;
 }
 
 const TOOL_CHOICES: readonly ToolChoice[] = ['auto', 'required', 'none'];

@@ -4,8 +4,7 @@ import type { ModelRequest, ModelResponse, Provider, StreamEvent } from '../llm/
 import type { ParseOptions } from '../protocol/parse-options.js';
 import { createActionScanner, type ActionScanner } from '../protocol/scan-output.js';
 import type { ParsedOutput } from '../protocol/types.js';
-import type { RetryPolicy } from '../tools/types.js';
-import { retryAfterFailure, type Publish, type Randomness } from './call-model.js';
+import { retryAfterFailure, type ModelRetryPolicy, type Publish, type Randomness } from './call-model.js';
 
 /**
  * Why a generation is stopped once `</ACTION>` closes. One instance: an error's stack is captured
@@ -29,7 +28,7 @@ export type StreamedReply = { response: ModelResponse; parsed?: ParsedOutput };
 export function streamModel(
   provider: Provider,
   request: ModelRequest,
-  policy: Required<RetryPolicy>,
+  policy: Required<ModelRetryPolicy>,
   publish: Publish,
   xml: ParseOptions | undefined,
   randomness: Randomness,

@@ -97,8 +97,12 @@ export type ResultPartInfo =
 /** A native function call as the provider returned it: `arguments` is raw JSON text. */
 export type NativeToolCall = { id: string; name: string; arguments: string };
 
-/** Token counts for one model call, or summed over a run. */
-export type Usage = { inputTokens: number; outputTokens: number; totalTokens: number };
+/**
+ * Token counts for one model call, or summed over a run. `estimated` marks counts troupe made with
+ * a tokenizer because the provider sent none (a stream stopped at `</ACTION>`, a server that
+ * reports no usage); a sum that includes any estimate keeps the mark.
+ */
+export type Usage = { inputTokens: number; outputTokens: number; totalTokens: number; estimated?: true };
 
 /** How a model's reply ended. `stop_sequence` carries the sequence the provider stripped. */
 export type FinishReason = 'stop' | 'length' | 'stop_sequence' | 'tool_calls' | 'content_filter' | 'refusal' | 'error';

@@ -2,8 +2,19 @@ import type { AdapterLoader } from '../llm/resolve-model.js';
 import type { McpTools, McpToolsOptions } from '../mcp/index.js';
 import { scenesDirectory } from './scene-loader.js';
 
-/** Exit codes of `troupe`: done, the scene failed, a usage error, interrupted (128 + SIGINT). */
-export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+/**
+ * Exit codes of `troupe`: done, the scene failed, a usage error, interrupted (128 + SIGINT) and
+ * terminated (128 + SIGTERM), as a shell reports a process those signals ended.
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130, terminated: 143 } as const;
+
+/** A signal that asks a run to stop: Ctrl-C, or `kill` and process managers (SIGTERM). */
+export type StopSignal = 'SIGINT' | 'SIGTERM';
+
+/** The exit code of a run a signal stopped (an absent signal is Ctrl-C). */
+export function exitCodeOf(signal: StopSignal | undefined): number {
+  return signal === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
+}
 
 /** Loads `troupe/mcp` for `--mcp` (a test passes one that fails as a missing package would). */
 export type McpLoader = () => Promise<{ mcpTools: (options: McpToolsOptions) => Promise<McpTools> }>;
@@ -24,9 +35,12 @@ export type CliOptions = {
   clock?: () => number;
   /** Wall time for the progress bar's throttle and rate (default `Date.now`). */
   now?: () => number;
-  /** Subscribes to Ctrl-C; returns the unsubscribe (default: `SIGINT` on the process). */
-  interrupts?: (listener: () => void) => () => void;
-  /** Ends the process at once: a second Ctrl-C (default `process.exit`). */
+  /**
+   * Subscribes to stop signals; returns the unsubscribe (default: `SIGINT` and `SIGTERM` on the
+   * process). A listener called without a signal takes it for Ctrl-C.
+   */
+  interrupts?: (listener: (signal?: StopSignal) => void) => () => void;
+  /** Ends the process at once: a second Ctrl-C or SIGTERM (default `process.exit`). */
   exit?: (code: number) => void;
   /** How `--model` loads a provider's adapter (default: its entry module); tests make one fail as a missing package. */
   loadAdapter?: AdapterLoader;
@@ -42,7 +56,7 @@ export type CliIo = {
   scenesDir: URL;
   clock: () => number;
   now: () => number;
-  interrupts: (listener: () => void) => () => void;
+  interrupts: (listener: (signal?: StopSignal) => void) => () => void;
   exit: (code: number) => void;
   loadAdapter?: AdapterLoader | undefined;
   loadMcp?: McpLoader | undefined;
@@ -58,14 +72,19 @@ export function resolveIo(out: NodeJS.WritableStream, err: NodeJS.WritableStream
     scenesDir: scenesDirectory(options.scenesDir, env),
     clock: options.clock ?? Date.now,
     now: options.now ?? Date.now,
-    interrupts: options.interrupts ?? onSigint,
+    interrupts: options.interrupts ?? onStopSignals,
     exit: options.exit ?? ((code) => process.exit(code)),
     loadAdapter: options.loadAdapter,
     loadMcp: options.loadMcp,
   };
 }
 
-function onSigint(listener: () => void): () => void {
+function onStopSignals(listener: (signal?: StopSignal) => void): () => void {
+  // Node passes the signal's name to its listeners.
   process.on('SIGINT', listener);
-  return () => void process.off('SIGINT', listener);
+  process.on('SIGTERM', listener);
+  return () => {
+    process.off('SIGINT', listener);
+    process.off('SIGTERM', listener);
+  };
 }

@@ -11,7 +11,7 @@ export type { CliOptions } from './cli-io.js';
 
 /**
  * The `troupe` command: `run <scene>`, `list` and `inspect <log>`. Resolves with the exit code
- * (0 done, 1 the scene failed, 2 usage error, 130 interrupted) instead of exiting, so tests call
+ * (0 done, 1 the scene failed, 2 usage error, 130 Ctrl-C, 143 SIGTERM) instead of exiting, so tests call
  * it directly with in-memory streams.
  *
  * @example
@@ -60,7 +60,29 @@ if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)
     if (error.code !== 'EPIPE') throw error;
     process.exit(EXIT.ok);
   });
-  main(process.argv.slice(2)).then((code) => {
-    process.exitCode = code;
+  let done = false;
+  // A scene that waits on work nothing can finish lets the event loop empty: not a success.
+  process.once('beforeExit', () => {
+    if (done) return;
+    process.stderr.write('troupe: the scene stopped making progress: it waits on work that can never finish (a promise nothing settles)\n');
+    process.exitCode = EXIT.failed;
   });
+  main(process.argv.slice(2)).then((code) => {
+    done = true;
+    process.exitCode = code;
+    exitWhenFlushed(code);
+  });
+}
+
+/**
+ * Leaves once what was written has reached stdout and stderr: a tool that ignored its abort, or a
+ * timer a scene left running, must not keep a finished command alive.
+ */
+function exitWhenFlushed(code: number): void {
+  let waiting = 2;
+  const flushed = (): void => {
+    if (--waiting === 0) process.exit(code);
+  };
+  process.stdout.write('', flushed);
+  process.stderr.write('', flushed);
 }

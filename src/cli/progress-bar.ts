@@ -1,4 +1,4 @@
-/** Where a run is: ticks done of the total, and turns taken so far. */
+/** Where a run is: ticks finished of the total (the tick in progress is not counted), and turns taken so far. */
 export type Progress = { tick: number; total: number; turns: number };
 
 /** A one-line progress bar redrawn in place on a terminal. */

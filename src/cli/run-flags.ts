@@ -1,8 +1,12 @@
 import { parseArgs } from 'node:util';
 import { failure, success, type Outcome } from '../outcome.js';
+import { suggestName } from '../tools/suggest-name.js';
 import type { SceneOptionSpec, SceneOptionValues } from '../scene/define-scene.js';
+import type { ApprovalPolicy } from './approval-policy.js';
 import { sceneArgOptions, sceneOptionValues, type ArgOption } from './scene-options.js';
 import { splitCommand } from './split-command.js';
+
+const APPROVALS: readonly ApprovalPolicy[] = ['ask', 'all', 'none'];
 
 /** What `troupe run` was asked to do. */
 export type RunFlags = {
@@ -31,6 +35,8 @@ export type RunFlags = {
   paused: boolean;
   /** MCP servers whose tools every member gets (`--mcp "<command>"`, repeatable), each split into words. */
   mcp: string[][];
+  /** How approval requests are answered (default: `ask` with `inspect`, else `none`). */
+  approve: ApprovalPolicy;
   options: SceneOptionValues;
 };
 
@@ -50,6 +56,7 @@ export const COMMON_FLAGS: Record<string, ArgOption> = {
   host: { type: 'string' },
   paused: { type: 'boolean' },
   mcp: { type: 'string', multiple: true },
+  approve: { type: 'string' },
 };
 
 /**
@@ -106,6 +113,8 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
     if (!words.ok) return failure(`--mcp needs the command that starts an MCP server, e.g. --mcp "npx -y @modelcontextprotocol/server-memory": ${words.problem}`);
     mcp.push(words.value);
   }
+  const approve = (values.approve as string | undefined) ?? (values.inspect === true ? 'ask' : 'none');
+  if (!APPROVALS.includes(approve as ApprovalPolicy)) return failure(`--approve must be ask, all or none; got ${JSON.stringify(approve)}`);
   const sceneOptions = sceneOptionValues(specs, values as Record<string, string | boolean | undefined>);
   if (!sceneOptions.ok) return sceneOptions;
   return success({
@@ -124,6 +133,7 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
     host: host.value,
     paused: values.paused === true,
     mcp,
+    approve: approve as ApprovalPolicy,
     options: sceneOptions.value,
   });
 }
@@ -158,13 +168,14 @@ function integerFlag(name: string, raw: unknown, min: number): Outcome<number | 
   return success(value);
 }
 
-/** parseArgs' messages, reworded: an unknown flag gets the list of valid ones. */
+/** parseArgs' messages, reworded: an unknown flag gets the nearest valid one and the list of them all. */
 function argsProblem(error: Error, known: readonly string[]): string {
   const code = (error as { code?: string }).code;
   const valid = `valid flags: ${known.map((name) => `--${name}`).join(', ')}`;
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     const flag = /'([^']+)'/.exec(error.message)?.[1] ?? 'flag';
-    return `unknown flag ${flag}; ${valid}`;
+    const nearest = suggestName(flag.replace(/^-+/, '').split('=')[0]!, known);
+    return `unknown flag ${flag}${nearest === undefined ? '' : ` (did you mean --${nearest}?)`}; ${valid}`;
   }
   // "Option '--ticks <value>' argument missing", "… does not take an argument", "… is ambiguous": first line only.
   const first = error.message.split('\n')[0]!.replace(/\.$/, '');

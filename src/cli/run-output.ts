@@ -4,6 +4,7 @@ import type { CliIo } from './cli-io.js';
 import { createProgressBar, type ProgressBar } from './progress-bar.js';
 import type { RunFlags } from './run-flags.js';
 import { createStyler, isTty, wantsColour } from './style.js';
+import { jsonTerminalSafe, terminalSafe } from './terminal-text.js';
 import { createTranscript } from './transcript.js';
 
 /** From this many ticks (or agents) on, a run is long enough for a progress bar. */
@@ -14,7 +15,7 @@ const MANY_AGENTS = 50;
 export type RunOutput = {
   /** Starts showing the events of `bus`. */
   attach(bus: Bus): void;
-  /** A note to stderr, above the bar. */
+  /** A note to stderr, above the bar; control and bidi characters in it are shown as code points. */
   note(line: string): void;
   /** Stops showing events and erases the bar. */
   finish(): void;
@@ -42,7 +43,8 @@ export function createRunOutput(flags: Pick<RunFlags, 'json' | 'quiet'>, totalTi
 
   const attach = (bus: Bus): void => {
     if (flags.json) {
-      subscriptions.push(bus.on('*', (event) => void out.write(`${serializeEnvelope(event).text}\n`)));
+      // JSON escapes C0 controls itself; C1, bidi and separators it leaves raw.
+      subscriptions.push(bus.on('*', (event) => void out.write(`${jsonTerminalSafe(serializeEnvelope(event).text)}\n`)));
       return;
     }
     if (!flags.quiet) {
@@ -58,8 +60,14 @@ export function createRunOutput(flags: Pick<RunFlags, 'json' | 'quiet'>, totalTi
       bus.on('scene.started', (event) => {
         if (totalTicks >= LONG_RUN_TICKS || event.data.agents.length >= MANY_AGENTS) bar = createProgressBar({ stream: err, now: io.now });
       }),
+      // A tick is done once the next begins (or the scene stops): the bar counts finished ticks.
       bus.on('scene.tick', (event) => {
-        progress.tick = event.data.tick;
+        progress.tick = event.data.tick - 1;
+        bar?.update(progress);
+      }),
+      bus.on('scene.stopped', (event) => {
+        // Stopped mid-tick (Ctrl-C) leaves that tick unfinished.
+        if (event.data.reason !== 'stopped' && event.data.reason !== 'signal') progress.tick = event.data.tick;
         bar?.update(progress);
       }),
       // Every scene turn opens with `agent.triggered`: the cheapest event to count turns by.
@@ -73,7 +81,7 @@ export function createRunOutput(flags: Pick<RunFlags, 'json' | 'quiet'>, totalTi
   return {
     attach,
     note(line) {
-      above(err, `${line}\n`);
+      above(err, `${terminalSafe(line)}\n`);
     },
     finish() {
       for (const unsubscribe of subscriptions.splice(0)) unsubscribe();

@@ -5,7 +5,7 @@ import { resolveModel } from '../llm/resolve-model.js';
 import type { Scene, SceneModel, SceneResult } from '../scene/types.js';
 import { ConfigError } from '../errors.js';
 import { createCliLogger } from './cli-logger.js';
-import { EXIT, type CliIo } from './cli-io.js';
+import { EXIT, exitCodeOf, type CliIo } from './cli-io.js';
 import { errorText } from './error-text.js';
 import type { EventHistory } from '../inspect/event-history.js';
 import { openInspectorSession, runHistory, type InspectorSession } from './inspect-session.js';
@@ -15,7 +15,12 @@ import { openMcpServers, type McpServers } from './mcp-servers.js';
 import { createRunOutput } from './run-output.js';
 import type { LoadedScene } from './scene-loader.js';
 import { wantsColour } from './style.js';
+import { answerApprovals } from './approval-policy.js';
+import { watchFailures } from './failure-watch.js';
+import { stopOnSignals, type SignalWatch } from './stop-on-signals.js';
+import { terminalSafe } from './terminal-text.js';
 import { defaultSummary } from './summary.js';
+import { unusedModel } from './unused-model.js';
 
 /**
  * Runs a loaded scene as the flags say: builds it on a bus the CLI made (so every event, from the
@@ -39,17 +44,18 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
       return fail(io, `cannot open --log ${flags.log}: ${(error as Error).message}`, EXIT.failed);
     }
   }
-  let interrupted = 0;
+  let signals: SignalWatch | undefined;
   let session: InspectorSession | undefined;
   let mcp: McpServers | undefined;
   const finish = async (code: number): Promise<number> => {
+    signals?.dispose();
     output.finish();
     // The scene is over: its MCP servers go, whatever the way out (done, failed, Ctrl-C).
     await mcp?.close();
     const problem = await runLog?.close();
     if (session !== undefined) {
       // --inspect keeps the page up once the scene is over, until Ctrl-C; Ctrl-C during the run quits.
-      if (interrupted === 0) await session.serveUntilInterrupted(code === EXIT.ok ? 'the scene has ended' : 'the scene failed');
+      if (signals?.signal === undefined) await session.serveUntilInterrupted(code === EXIT.ok ? 'the scene has ended' : 'the scene failed');
       await session.close();
     }
     if (problem !== undefined) return fail(io, `--log ${flags.log}: ${problem}`, EXIT.failed);
@@ -111,7 +117,18 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
     sceneBus = scene.bus;
     output.attach(sceneBus);
   }
+  if (model !== undefined) {
+    const unused = unusedModel(scene, flags.model!);
+    if (unused !== undefined) {
+      output.finish();
+      io.err.write(`troupe: ${unused}\n`);
+      return finish(EXIT.usage);
+    }
+  }
   runLog?.ensureRecording(sceneBus);
+  const failures = watchFailures(sceneBus);
+  const stopAnswering = flags.approve === 'ask' ? undefined : answerApprovals(scene, sceneBus, flags.approve);
+  signals = stopOnSignals(scene, io, (line) => output.note(line));
   if (flags.inspect) {
     const opened = await openInspectorSession({ scene, history: history ?? runHistory(sceneBus) }, { port: flags.port, host: flags.host, paused: flags.paused }, io, (line) => output.note(line));
     if (!opened.ok) {
@@ -121,22 +138,19 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
     session = opened.value;
   }
 
-  const stopListening = io.interrupts(() => {
-    interrupted++;
-    if (interrupted > 1) return io.exit(EXIT.interrupted);
-    output.note('troupe: stopping the scene (Ctrl-C again to quit at once)');
-    scene.stop('interrupted').catch(() => undefined);
-  });
   let result: SceneResult;
   try {
-    result = await scene.run({ ticks, beforeTick: session?.beforeTick });
+    // A signal may have stopped the scene while the inspector started.
+    result = scene.stopped ? await scene.stop() : await scene.run({ ticks, beforeTick: session?.beforeTick });
   } catch (error) {
     // Stopped first, so that its last events are shown and logged before the error.
     await scene.stop('error').catch(() => undefined);
     output.note(`troupe: scene "${name}" failed:\n${errorText(error, folder)}`);
     return finish(EXIT.failed);
   } finally {
-    stopListening();
+    signals.dispose();
+    failures.stop();
+    stopAnswering?.();
   }
   output.finish();
 
@@ -149,9 +163,13 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
     io.err.write(`troupe: scene "${name}" failed in summarize():\n${errorText(error, folder)}\n`);
     return finish(EXIT.failed);
   }
-  if (runLog !== undefined && !flags.json && !flags.quiet) io.out.write(`log: ${runLog.log.path}\n`);
-  (flags.json ? io.err : io.out).write(`${summary}\n`);
-  return finish(interrupted > 0 ? EXIT.interrupted : EXIT.ok);
+  if (runLog !== undefined && !flags.json && !flags.quiet) io.out.write(`log: ${terminalSafe(runLog.log.path)}\n`);
+  // Failed turns show in every mode: a scene's own summary may not mention them.
+  const failed = failures.line(result);
+  // A scene's summary may quote what its agents wrote.
+  (flags.json ? io.err : io.out).write(`${terminalSafe(failed === undefined ? summary : `${summary}\n${failed}`)}\n`);
+  if (signals.signal !== undefined) return finish(exitCodeOf(signals.signal));
+  return finish(failures.allFailed(result) ? EXIT.failed : EXIT.ok);
 }
 
 /** The model `--model` names, recorded to `--record`'s cassette when asked. */

@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { failure, success, type Outcome } from '../outcome.js';
 import { defineScene, type SceneDefinition } from '../scene/define-scene.js';
+import { suggestName } from '../tools/suggest-name.js';
 import { errorText } from './error-text.js';
 
 /** A scene folder whose `index` module exported a valid definition. */
@@ -57,18 +58,29 @@ export async function sceneNames(dir: URL): Promise<Outcome<string[], LoadProble
  * or exports the wrong thing is a broken scene.
  */
 export async function loadScene(dir: URL, name: string): Promise<Outcome<LoadedScene, LoadProblem>> {
-  if (!NAME.test(name)) return failure({ kind: 'usage', message: `"${name}" is not a scene name (letters, digits, "-" and "_")` });
+  if (!NAME.test(name)) return failure({ kind: 'usage', message: `"${name}" is not a scene name (letters, digits, "-" and "_") nor a scene file (./path/scene.ts or .js)` });
   const names = await sceneNames(dir);
   if (!names.ok) return names;
   const file = indexFile(dir, name);
   if (!names.value.includes(name) || file === undefined) {
-    return failure({ kind: 'usage', message: `no scene "${name}" in ${basename(fileURLToPath(dir))}/. Available: ${names.value.join(', ') || 'none'}` });
+    const nearest = suggestName(name, names.value);
+    const hint = nearest === undefined ? '' : ` (did you mean ${nearest}?)`;
+    return failure({ kind: 'usage', message: `no scene "${name}" in ${basename(fileURLToPath(dir))}/${hint}. Available: ${names.value.join(', ') || 'none'}; or give a scene file: troupe run ./my-scene.ts` });
   }
   const folder = new URL(`${name}/`, dir);
   const shown = `${basename(fileURLToPath(dir))}/${name}/${file}`;
+  return importScene({ name, folder, file: shown }, () => import(new URL(file, folder).href));
+}
+
+/**
+ * Imports a scene module with `load` and checks that it exports `scene` made with `defineScene`:
+ * a module that throws, or exports anything else, is a broken scene.
+ */
+export async function importScene(where: Omit<LoadedScene, 'definition'>, load: () => Promise<unknown>): Promise<Outcome<LoadedScene, LoadProblem>> {
+  const { folder, file: shown } = where;
   let module: { scene?: unknown };
   try {
-    module = (await import(new URL(file, folder).href)) as { scene?: unknown };
+    module = (await load()) as { scene?: unknown };
   } catch (error) {
     return failure({ kind: 'broken', message: `${shown} failed to load:\n${errorText(error, folder)}` });
   }
@@ -78,7 +90,7 @@ export async function loadScene(dir: URL, name: string): Promise<Outcome<LoadedS
     return failure({ kind: 'broken', message: `${shown} must export \`scene\` made with defineScene (it exports ${found})` });
   }
   try {
-    return success({ name, folder, file: shown, definition: defineScene(exported as SceneDefinition) });
+    return success({ ...where, definition: defineScene(exported as SceneDefinition) });
   } catch (error) {
     return failure({ kind: 'broken', message: `${shown}: ${(error as Error).message}` });
   }

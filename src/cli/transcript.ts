@@ -2,6 +2,7 @@ import type { Envelope } from '../bus/events.js';
 import { safeJson } from '../bus/serialize-event.js';
 import { formatBytes, isToolResult } from '../tools/result-parts.js';
 import { plain, type Styler } from './style.js';
+import { terminalSafe as safe } from './terminal-text.js';
 
 /** Longest argument list or tool output shown on a transcript line; the log has the rest. */
 const BRIEF_CHARS = 100;
@@ -12,12 +13,15 @@ const EVERY_TICK_UP_TO = 4;
  * The transcript line(s) for one bus event: who said what, which tools ran, the corrections the
  * runtime made, budgets and world changes. Events a reader does not need (state changes, model
  * requests, parsed calls) give no line. Pure: the same envelope always gives the same lines.
+ * Control and bidi characters in what models, tools and scenes wrote are shown as code points
+ * (`<U+202E>`): only the styler's own colours reach the terminal as sequences.
  *
  * @example
  * formatEvent({ id: 'e-1', type: 'agent.said', at: 0, agent: 'innkeeper', data: { text: 'Ale?', to: 'guard' } });
  * // ['innkeeper → guard: "Ale?"']
  */
-export function formatEvent(event: Envelope, style: Styler = plain): string[] {
+export function formatEvent(event: Envelope, styler: Styler = plain): string[] {
+  const style: Styler = (look, text) => styler(look, safe(text));
   const who = style('name', event.agent ?? event.scene ?? 'troupe');
   const scene = event.scene === undefined ? 'scene' : `scene ${event.scene}`;
   switch (event.type) {
@@ -39,49 +43,51 @@ export function formatEvent(event: Envelope, style: Styler = plain): string[] {
     case 'tool.completed':
       // The built-in `say` tool already shows as the speech it published.
       if (event.data.name === 'say') return [];
-      return [`  ${style('ok', '⚙')} ${who} ${style('tool', call(event.data.name, event.data.args))} → ${briefOutput(event.data.output)}`];
+      return [`  ${style('ok', '⚙')} ${who} ${style('tool', call(event.data.name, event.data.args))} → ${safe(briefOutput(event.data.output))}`];
     case 'tool.failed': {
       const { kind, message } = event.data.error;
       const attempt = event.data.attempt > 1 ? `, attempt ${event.data.attempt}` : '';
       return [`  ${style('error', '✗')} ${who} ${style('tool', call(event.data.name, event.data.args))} ${style('error', `failed (${kind}${attempt}): ${message}`)}`];
     }
     case 'tool.rejected': {
+      // A denial is already on the approval's line (`✗ denied …`): the model did nothing wrong.
+      if (event.data.code === 'denied') return [];
       const { name, message, suggestion } = event.data;
       const hint = suggestion !== undefined && !message.includes(suggestion) ? ` (did you mean ${suggestion}?)` : '';
-      return [`  ${style('warn', '⚠ correction')} ${who} ${style('tool', name)}: ${message}${hint}`];
+      return [`  ${style('warn', '⚠ correction')} ${who} ${style('tool', name)}: ${safe(message + hint)}`];
     }
     case 'action.malformed':
-      return [`  ${style('warn', '⚠ correction')} ${who} malformed <ACTION> (${event.data.code}): ${event.data.message}`];
+      return [`  ${style('warn', '⚠ correction')} ${who} ${safe(`malformed <ACTION> (${event.data.code}): ${event.data.message}`)}`];
     case 'tool.approval.requested':
       return [`  ${style('warn', '?')} ${who} ${style('tool', call(event.data.name, event.data.args))} waits for approval`];
     case 'tool.approval.resolved':
-      return [`  ${style(event.data.approved ? 'ok' : 'warn', event.data.approved ? '✓ approved' : '✗ denied')} ${style('tool', event.data.name)}${event.data.reason === undefined ? '' : `: ${event.data.reason}`}`];
+      return [`  ${style(event.data.approved ? 'ok' : 'warn', event.data.approved ? '✓ approved' : '✗ denied')} ${style('tool', event.data.name)}${because(event.data.reason)}`];
     case 'tool.result.approval.requested':
-      return [`  ${style('warn', '?')} ${who} ${style('tool', event.data.name)} result waits for approval: ${brief(event.data.output)}`];
+      return [`  ${style('warn', '?')} ${who} ${style('tool', event.data.name)} result waits for approval: ${safe(brief(event.data.output))}`];
     case 'tool.result.approval.resolved':
-      return [`  ${style(event.data.approved ? 'ok' : 'warn', event.data.approved ? '✓ result approved' : '✗ result rejected')} ${style('tool', event.data.name)}${event.data.reason === undefined ? '' : `: ${event.data.reason}`}`];
+      return [`  ${style(event.data.approved ? 'ok' : 'warn', event.data.approved ? '✓ result approved' : '✗ result rejected')} ${style('tool', event.data.name)}${because(event.data.reason)}`];
     case 'tool.repaired': {
       const { before, after, by } = event.data;
-      return [`  ${style('warn', '⚒ repaired')} ${who} ${style('tool', call(before.name, before.args))} → ${style('tool', call(after.name, after.args))} (by ${by})`];
+      return [`  ${style('warn', '⚒ repaired')} ${who} ${style('tool', call(before.name, before.args))} → ${style('tool', call(after.name, after.args))} (by ${safe(by)})`];
     }
     case 'llm.error':
-      return [`  ${style('error', '!')} ${who} model error (${event.data.kind}, attempt ${event.data.attempt}): ${event.data.message}`];
+      return [`  ${style('error', '!')} ${who} ${safe(`model error (${event.data.kind}, attempt ${event.data.attempt}): ${event.data.message}`)}`];
     case 'budget.exhausted':
       return [`  ${style('error', '⛔')} ${style('error', event.data.message)}`];
     case 'world.changed':
-      return [`  ${style('world', '◆')} ${style('dim', 'world')} ${event.data.path} = ${event.data.value === undefined ? '(removed)' : brief(event.data.value)}`];
+      return [`  ${style('world', '◆')} ${style('dim', 'world')} ${safe(`${event.data.path} = ${event.data.value === undefined ? '(removed)' : brief(event.data.value)}`)}`];
     case 'scene.event': {
       const payload = event.data.payload === undefined ? '' : ` ${brief(event.data.payload)}`;
-      return [`  ${style('world', '✦')} ${event.agent === undefined ? '' : `${who} `}event ${event.data.name}${payload}`];
+      return [`  ${style('world', '✦')} ${event.agent === undefined ? '' : `${who} `}${safe(`event ${event.data.name}${payload}`)}`];
     }
     case 'agent.finished':
       // A scene ends many turns per tick; only the ones that went wrong are worth a line.
       if (event.data.reason !== 'error') return [];
-      return [`  ${style('error', '✗')} ${who} stopped with an error${event.data.error === undefined ? '' : `: ${event.data.error}`}`];
+      return [`  ${style('error', '✗')} ${who} ${safe(`stopped with an error${event.data.error === undefined ? '' : `: ${event.data.error}`}`)}`];
     case 'bus.error':
-      return [`  ${style('error', '!')} a subscriber of ${event.data.eventType} threw: ${event.data.message}`];
+      return [`  ${style('error', '!')} ${safe(`a subscriber of ${event.data.eventType} threw: ${event.data.message}`)}`];
     case 'log.error':
-      return [`  ${style('error', '!')} session log: ${event.data.message}`];
+      return [`  ${style('error', '!')} ${safe(`session log: ${event.data.message}`)}`];
     default:
       return [];
   }
@@ -113,6 +119,11 @@ export function createTranscript(options: { style?: Styler; everyTickUpTo?: numb
       return withHeader;
     },
   };
+}
+
+/** A decision's reason after a colon; the bare word the gate records for an approval says nothing more. */
+function because(reason: string | undefined): string {
+  return reason === undefined || reason === 'approved' ? '' : `: ${safe(reason)}`;
 }
 
 function count(value: number, noun: string): string {

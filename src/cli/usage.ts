@@ -4,6 +4,7 @@ import { describeSceneOptions } from './scene-options.js';
 /** `troupe --help`. */
 export const USAGE = `Usage:
   troupe run <scene> [flags] [scene flags]   run a scene from scenes/
+  troupe run <file.ts|file.js> [flags] …     run the scene a file exports
   troupe list                                list the scenes, with their own flags
   troupe inspect <session.jsonl> [--port N] [--host ADDR]
                                              serve a session log in the inspector
@@ -31,12 +32,15 @@ Run flags:
   --mcp "CMD"      start an MCP server (split like a shell would, no shell run) and give
                    every member its tools; repeatable. Needs @modelcontextprotocol/sdk.
                    See docs/mcp.md.
+  --approve X      how tool calls that need approval are answered: ask (the page decides;
+                   the default with --inspect), none (denied at once; the default without),
+                   all (approved at once)
   -h, --help       help; with a scene, its own flags too
 
 Environment: TROUPE_LOG_LEVEL (default warn), TROUPE_SCENES_DIR, NO_COLOR; for --model
 OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, GOOGLE_API_KEY (or GEMINI_API_KEY),
 OLLAMA_BASE_URL (several keys: comma-separated).
-Exit codes: 0 done, 1 the scene failed, 2 usage error, 130 interrupted. See docs/cli.md.`;
+Exit codes: 0 done, 1 the scene failed, 2 usage error, 130 Ctrl-C, 143 SIGTERM. See docs/cli.md.`;
 
 /** `troupe run <scene> --help`: the scene's description, the common flags and its own. */
 export function runUsage(name: string, definition: SceneDefinition): string {

@@ -1,6 +1,7 @@
 import type { Bus, Unsubscribe } from '../bus/bus.js';
 import type { Envelope } from '../bus/events.js';
 import { ConfigError } from '../errors.js';
+import { createAgentTally, type AgentSummary } from './agent-tally.js';
 
 /** What came after an event id: the events to replay, and whether the id was found. */
 export type HistorySlice = {
@@ -30,12 +31,21 @@ export type EventHistory = {
   readonly length: number;
   /** Events seen in all, held or evicted. */
   readonly total: number;
+  /** Events seen but no longer held: `total - length`. A page that opens now cannot get them. */
+  readonly evicted: number;
   /** True while it records a bus; false for a log's events or after `detach()`. */
   readonly live: boolean;
   /** The held events after `id` (all held events when `id` is undefined). */
   after(id: string | undefined): HistorySlice;
   /** Every held event, oldest first. */
   events(): Envelope[];
+  /**
+   * Each agent as the evicted events tell it (state, turns, counts): what a page that gets only
+   * the held events must start from to show the whole run. Empty while nothing was evicted.
+   */
+  earlier(): AgentSummary[];
+  /** Each agent as every event seen tells it, evicted or held. */
+  agents(): AgentSummary[];
   /** Calls `listener` with each new event once it is held. Returns the unsubscribe. */
   subscribe(listener: (event: Envelope) => void): Unsubscribe;
   /** Stops recording the bus; held events stay readable. */
@@ -69,6 +79,8 @@ export function createEventHistory(source: Bus | Iterable<Envelope>, options: Ev
   // Slot of sequence number `seq` (1-based, counting every event seen) is `seq % capacity`.
   const ring: (Envelope | undefined)[] = new Array<Envelope | undefined>(Math.min(capacity, 1024));
   const listeners = new Set<(event: Envelope) => void>();
+  // What the events pushed out of the ring said of each agent, folded as they go.
+  const evictedTally = createAgentTally();
   let total = 0;
 
   const oldestSeq = (): number => Math.max(1, total - capacity + 1);
@@ -77,6 +89,7 @@ export function createEventHistory(source: Bus | Iterable<Envelope>, options: Ev
     const seq = ++total;
     const index = slot(seq);
     if (index >= ring.length) ring.length = Math.min(capacity, Math.max(index + 1, ring.length * 2));
+    if (seq > capacity) evictedTally.apply(ring[index]!);
     ring[index] = event;
   };
   /**
@@ -119,6 +132,9 @@ export function createEventHistory(source: Bus | Iterable<Envelope>, options: Ev
     get total() {
       return total;
     },
+    get evicted() {
+      return Math.max(0, total - capacity);
+    },
     get live() {
       return unsubscribe !== undefined;
     },
@@ -130,6 +146,12 @@ export function createEventHistory(source: Bus | Iterable<Envelope>, options: Ev
       return { events: range(1), found: false, missed: countBetween(id, oldest?.id) };
     },
     events: () => range(1),
+    earlier: () => evictedTally.list(),
+    agents() {
+      const all = evictedTally.clone();
+      for (const event of range(1)) all.apply(event);
+      return all.list();
+    },
     subscribe(listener) {
       // A copy per subscription: the same listener twice gets events twice, like `bus.on`.
       const own = (event: Envelope): void => listener(event);

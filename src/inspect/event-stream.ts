@@ -4,6 +4,7 @@ import type { BackpressurePolicy } from '../bus/event-queue.js';
 import type { Envelope } from '../bus/events.js';
 import { serializeEnvelope } from '../bus/serialize-event.js';
 import type { Redactor } from '../bus/safe-json.js';
+import type { AgentSummary } from './agent-tally.js';
 import type { EventHistory } from './event-history.js';
 import type { InspectorNotice } from './inspector-options.js';
 
@@ -35,8 +36,8 @@ export type StreamRequest = { lastEventId: string | undefined; policy: Backpress
 const RETRY_MS = 1_000;
 
 /**
- * Opens an SSE stream: `retry`, then (with a `Last-Event-ID` no longer held) a `gap`, then the
- * history after that id (all of it without one), then live events, each framed with its envelope
+ * Opens an SSE stream: `retry`, then (with a `Last-Event-ID` no longer held, or without one once
+ * the history has evicted events) a `gap`, then the history after that id (all of it without one), then live events, each framed with its envelope
  * id. Replay and live go through one queue with the client's policy: taking the replay and
  * subscribing happen in the same synchronous step, so nothing falls between them. A client whose
  * socket stops taking data and whose queue fills is dropped; the publisher never waits for it.
@@ -83,8 +84,14 @@ export function openEventStream(req: IncomingMessage, res: ServerResponse, conte
   });
 
   res.write(`retry: ${RETRY_MS}\n\n`);
-  const slice = context.history.after(request.lastEventId);
-  if (!slice.found) res.write(gapFrame(slice.missed, 'history'));
+  const { history } = context;
+  const slice = history.after(request.lastEventId);
+  if (!slice.found) res.write(gapFrame(slice.missed, 'history', { kept: history.capacity }));
+  else if (request.lastEventId === undefined && history.evicted > 0) {
+    // A page that opens late: the events before the oldest held one are gone. It is told how many,
+    // and gets what they said of each agent, so its counts start where the held events begin.
+    res.write(gapFrame(history.evicted, 'history', { kept: history.capacity, earlier: history.earlier() }));
+  }
   // The replay was asked for: it does not count toward the bound (drop-oldest still trims it).
   for (const event of slice.events) delivery.push(event, { counted: false });
   const unsubscribe = context.history.subscribe((event) => delivery.push(event));
@@ -119,10 +126,12 @@ export function eventFrame(event: Envelope, data: string): string {
 
 /**
  * The `gap` frame: events the client will not get. `missed` is a count when known; `reason` says
- * whether the history no longer held them or the client's policy dropped them.
+ * whether the history no longer held them or the client's policy dropped them; `kept` is how many
+ * events the history holds; `earlier`, for a client that connects after events were evicted, is
+ * each agent as those events left it (to count on from).
  */
-export function gapFrame(missed: number | null, reason: 'history' | BackpressurePolicy): string {
-  return `event: gap\ndata: ${JSON.stringify({ missed, reason })}\n\n`;
+export function gapFrame(missed: number | null, reason: 'history' | BackpressurePolicy, extra: { kept?: number; earlier?: AgentSummary[] } = {}): string {
+  return `event: gap\ndata: ${JSON.stringify({ missed, reason, ...extra })}\n\n`;
 }
 
 /**

@@ -101,7 +101,7 @@ async function route(req: IncomingMessage, res: ServerResponse, context: Inspect
     case '/events':
       return serveEvents(req, res, url, context);
     case '/state': {
-      const state = stateSnapshot({ ...context, events: () => context.history.events() });
+      const state = stateSnapshot({ ...context, events: () => context.history.events(), summaries: () => context.history.agents() });
       return sendJson(res, 200, safeJson(state, { redactor: context.stream.redactor }).text);
     }
     default:

@@ -81,7 +81,11 @@ export type InspectorState = {
   stopped: boolean;
   /** True when `/control` can act: a live scene or agents were given. */
   canControl: boolean;
-  agents: { name: string; state: string }[];
+  /**
+   * Each agent: its machine state, the turns it took and how its last run ended — a live scene's
+   * own count, or every event seen (evicted from the history or not) for a log or a bare bus.
+   */
+  agents: { name: string; state: string; turns: number; lastReason?: string }[];
   world: unknown;
   tick: number;
 };

@@ -1,6 +1,7 @@
 import type { Agent } from '../agent/agent-options.js';
 import type { Envelope } from '../bus/events.js';
 import type { Scene } from '../scene/types.js';
+import type { AgentSummary } from './agent-tally.js';
 import type { InspectorState } from './inspector-options.js';
 import type { TickGate } from './tick-gate.js';
 
@@ -12,16 +13,21 @@ export type StateSource = {
   gate: TickGate | undefined;
   /** The held events: the whole story for a log, or a bus without a scene. */
   events: () => readonly Envelope[];
+  /** Each agent as every event seen tells it, evicted or held (the history's tally). */
+  summaries?: () => readonly AgentSummary[];
 };
 
 /**
- * The state `/state` answers. A live scene answers for itself; a log, or a bare bus, is folded
- * from its events: the scene's name, each agent's last machine state, the world as the
- * `world.changed` events left it, the last tick.
+ * The state `/state` answers. A live scene answers for itself (each agent's machine state, turns
+ * taken and how its last run ended, from the scene's own members); a log, or a bare bus, is folded
+ * from its events: the scene's name, each agent as every event seen told it (evicted ones too),
+ * the world as the `world.changed` events left it, the last tick.
  */
 export function stateSnapshot(source: StateSource): InspectorState {
-  const { scene, agents, gate } = source;
-  const standalone = [...agents.values()].map((agent) => ({ name: agent.name, state: agent.state as string }));
+  const { scene, gate } = source;
+  // Agents the host gave beside (or instead of) a scene: their own state, their turns from the events.
+  const summaries = new Map((source.summaries?.() ?? []).map((summary) => [summary.name, summary]));
+  const standalone = [...source.agents.values()].map((agent): AgentState => ({ ...summaryState(summaries.get(agent.name)), name: agent.name, state: agent.state as string }));
   if (scene !== undefined && source.mode === 'live') {
     return {
       mode: 'live',
@@ -31,14 +37,18 @@ export function stateSnapshot(source: StateSource): InspectorState {
       started: scene.started,
       stopped: scene.stopped,
       canControl: true,
-      agents: [...[...scene.agents.values()].map((member) => ({ name: member.name, state: member.agent.state as string })), ...standalone],
+      agents: [...[...scene.agents.values()].map((member) => memberState(member)), ...standalone],
       world: scene.world.snapshot(),
       tick: scene.tick,
     };
   }
   const folded = foldEvents(source.events());
   const live = source.mode === 'live';
-  for (const agent of standalone) folded.agents.set(agent.name, agent.state);
+  const agents = new Map<string, AgentState>();
+  // In the order agents first appeared, evicted events included.
+  for (const summary of summaries.values()) agents.set(summary.name, summaryState(summary));
+  for (const [name, state] of folded.agents) agents.set(name, { ...summaryState(summaries.get(name)), name, state });
+  for (const agent of standalone) agents.set(agent.name, agent);
   return {
     mode: source.mode,
     scene: folded.scene,
@@ -46,11 +56,26 @@ export function stateSnapshot(source: StateSource): InspectorState {
     paused: false,
     started: folded.started,
     stopped: folded.stopped,
-    canControl: live && agents.size > 0,
-    agents: [...folded.agents].map(([name, state]) => ({ name, state })),
+    canControl: live && source.agents.size > 0,
+    agents: [...agents.values()],
     world: folded.world,
     tick: folded.tick,
   };
+}
+
+type AgentState = InspectorState['agents'][number];
+
+function memberState(member: Scene['agents'] extends ReadonlyMap<string, infer T> ? T : never): AgentState {
+  const state: AgentState = { name: member.name, state: member.agent.state as string, turns: member.turns };
+  if (member.lastReason !== undefined) state.lastReason = member.lastReason;
+  return state;
+}
+
+function summaryState(summary: AgentSummary | undefined): AgentState {
+  if (summary === undefined) return { name: '', state: 'idle', turns: 0 };
+  const state: AgentState = { name: summary.name, state: summary.state, turns: summary.turns };
+  if (summary.lastReason !== undefined) state.lastReason = summary.lastReason;
+  return state;
 }
 
 type Folded = { scene: string | null; agents: Map<string, string>; world: Record<string, unknown>; tick: number; started: boolean; stopped: boolean };

@@ -81,17 +81,31 @@ function kindOfStatus(status: number): ProviderErrorKind {
   return 'bad_request';
 }
 
-/** The wait a server asked for: `retry-after-ms`, then `retry-after` in seconds or as an HTTP date. */
+/**
+ * The wait a server asked for, in ms: `retry-after-ms`, then `retry-after` in seconds or as an
+ * HTTP date. A value that is no wait is left out (the agent's backoff applies): negative, not a
+ * number, or a date already past (one clock or the other is off). A number too large to be finite
+ * is `Infinity`, which the agent's `modelRetry.maxRetryAfterMs` refuses like any wait over it.
+ */
 export function retryAfter(headers: HeaderSource | undefined, now: number = Date.now()): number | undefined {
   if (headers === undefined) return undefined;
-  const ms = Number(header(headers, 'retry-after-ms'));
-  if (header(headers, 'retry-after-ms') !== undefined && Number.isFinite(ms) && ms >= 0) return ms;
+  const ms = nonNegativeNumber(header(headers, 'retry-after-ms'));
+  if (ms !== undefined) return ms;
   const value = header(headers, 'retry-after');
   if (value === undefined) return undefined;
-  const seconds = Number(value);
-  if (value.trim() !== '' && Number.isFinite(seconds)) return Math.max(seconds, 0) * 1000;
+  const given = nonNegativeNumber(value);
+  if (given !== undefined) return given * 1000;
+  // A number, but not a wait ("-5", "NaN"): not a date either.
+  if (/^\s*[-+]?(?:\d|\.\d|nan|infinity)/i.test(value)) return undefined;
   const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(date - now, 0);
+  return Number.isNaN(date) || date <= now ? undefined : date - now;
+}
+
+/** A non-negative number (`Infinity` included) from a header's text; anything else is undefined. */
+function nonNegativeNumber(text: string | undefined): number | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  const value = Number(text);
+  return value >= 0 ? value : undefined;
 }
 
 function header(headers: HeaderSource, name: string): string | undefined {

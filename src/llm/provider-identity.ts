@@ -5,10 +5,11 @@ import type { Provider } from './types.js';
  * accepts. Wrappers (the scene's limiter, the cassette recorder) spread it, so a field added here
  * reaches every wrapper at once.
  */
-export function providerIdentity(provider: Provider): Pick<Provider, 'name' | 'model' | 'accepts'> {
+export function providerIdentity(provider: Provider): Pick<Provider, 'name' | 'model' | 'accepts' | 'spendsTokens'> {
   return {
     name: provider.name,
     ...(provider.model !== undefined && { model: provider.model }),
     ...(provider.accepts !== undefined && { accepts: provider.accepts }),
+    ...(provider.spendsTokens !== undefined && { spendsTokens: provider.spendsTokens }),
   };
 }

@@ -188,5 +188,5 @@ function estimateUsage(request: ModelRequest, text: string): Usage {
   for (const message of request.messages) inputChars += message.content.length;
   const inputTokens = Math.ceil(inputChars / 4);
   const outputTokens = Math.ceil(text.length / 4);
-  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, estimated: true };
 }

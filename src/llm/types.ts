@@ -79,6 +79,11 @@ export type Provider = {
    * draws from its agent's seeded generator is drawn again; the reply is still checked against the log.
    */
   readonly pure?: boolean;
+  /**
+   * `false` for a provider that spends no tokens (a scene's scripted brain): a reply without usage
+   * is then taken as free. Otherwise (the default) the agent estimates the usage a reply leaves out.
+   */
+  readonly spendsTokens?: boolean;
   complete(request: ModelRequest): Promise<ModelResponse>;
   /**
    * Optional: `complete` for providers that often know their answer at once (a scripted brain). A

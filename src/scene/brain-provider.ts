@@ -25,6 +25,8 @@ export function brainProvider(brain: Brain, perceive: (request: ModelRequest) =>
     name,
     model: 'scripted-brain',
     pure: true,
+    // A brain is a function: it spends no tokens, and its replies are not estimated.
+    spendsTokens: false,
     completeNow,
     complete(request: ModelRequest): Promise<ModelResponse> {
       try {

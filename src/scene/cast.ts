@@ -49,9 +49,11 @@ export class Cast {
   private readonly brains = new WeakMap<Brain, Provider>();
   private readonly providers = new WeakMap<Provider, Provider>();
   private readonly modelLimiters = new Map<string, LimitFunction>();
+  private readonly sceneBudgets: readonly Budget[];
 
   constructor(context: CastContext) {
     this.context = context;
+    this.sceneBudgets = Object.freeze(context.sceneBudget === undefined ? [] : [context.sceneBudget]);
   }
 
   build(member: CastMember, taken: (name: string) => boolean): SceneMember {
@@ -75,7 +77,8 @@ export class Cast {
     const model = member.brain !== undefined && member.instructions !== undefined ? context.model : undefined;
     const scripted = member.brain !== undefined && model === undefined;
     const protocol = member.protocol ?? model?.protocol;
-    const budgets = [budget, context.sceneBudget].filter((item): item is Budget => item !== undefined);
+    // Members without a budget of their own share one list: a crowd holds a hundred thousand of them.
+    const budgets = budget === undefined ? this.sceneBudgets : [budget, ...this.sceneBudgets];
     const seed = mix(context.seed, name);
     const runtime = makeAgent(
       {
@@ -111,6 +114,7 @@ export class Cast {
       rounds,
       budget,
       scripted,
+      onSceneModel: model !== undefined,
       privateState: Object.freeze({ ...(frozenJson(member.private ?? {}, `private state of "${name}"`) as Record<string, JsonValue>) }),
     });
   }

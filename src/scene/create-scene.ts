@@ -10,6 +10,7 @@ import type { ReplayTarget } from '../record/replay-driver.js';
 import { Cast } from './cast.js';
 import { frozenJson } from './json-value.js';
 import { takeTurn } from './take-turn.js';
+import { createPacer, paused, type Pacer } from './pacer.js';
 import { inWindow, type SceneClock } from './scene-clock.js';
 import { resolveSceneOptions, type ResolvedScene } from './scene-options.js';
 import type { PendingTrigger, SceneMember } from './scene-member.js';
@@ -48,6 +49,8 @@ class SceneRuntime implements Scene {
   readonly seed: number;
   readonly world: WorldState;
   readonly budget: Budget | undefined;
+  /** What the scene spends, counted whether or not it has a budget: its own budget, else one without limits. */
+  readonly meter: Budget;
   readonly members = new Map<string, SceneMember>();
   /** Cast order: turns of one tick start in this order. */
   readonly order: SceneMember[] = [];
@@ -59,6 +62,7 @@ class SceneRuntime implements Scene {
   private readonly log: SessionLog | undefined;
   private readonly ownsLog: boolean;
   private readonly ears: SceneEars;
+  private readonly pacer: Pacer;
   private readonly inFlight = new Set<Promise<unknown>>();
   tickCount = 0;
   rotation = 0;
@@ -80,6 +84,7 @@ class SceneRuntime implements Scene {
     const resolved = resolveSceneOptions(options);
     const { name } = resolved;
     this.options = resolved;
+    this.pacer = createPacer(resolved.yieldEveryMs);
     this.name = name;
     this.clock = resolved.clock;
     this.seed = resolved.seed;
@@ -101,6 +106,7 @@ class SceneRuntime implements Scene {
     this.log = typeof options.log === 'string' ? createSessionLog(options.log) : options.log;
     this.log?.attach(this.bus);
     this.budget = options.budget === undefined ? undefined : new Budget(name, options.budget);
+    this.meter = this.budget ?? new Budget(name, {});
     this.world = createWorld(options.world ?? {}, (path, value, writer) => {
       this.bus.publish('world.changed', { path, value, tick: this.tickCount }, { scene: name, agent: writer?.agent, cause: writer?.cause });
     });
@@ -121,7 +127,7 @@ class SceneRuntime implements Scene {
       toolLimiter: resolved.toolLimiter,
       toolLimiters: resolved.toolLimiters,
       modelLimit: resolved.modelLimit,
-      sceneBudget: this.budget,
+      sceneBudget: this.meter,
       log: this.log,
       logger: options.logger,
       perceive: (agent, request) => this.members.get(agent)!.perceive(request, this.tickCount, this.world),
@@ -207,6 +213,11 @@ class SceneRuntime implements Scene {
         const gate = options.beforeTick?.(this.tickCount + 1);
         if (gate !== undefined) {
           await this.gateOrStop(gate);
+          if (this.stopping !== undefined) break;
+        }
+        // Ticks chain only microtasks: between two, let signals, timers and sockets in when due.
+        if (this.pacer.due()) {
+          await paused(this.pacer);
           if (this.stopping !== undefined) break;
         }
         await this.step();
@@ -302,7 +313,7 @@ class SceneRuntime implements Scene {
     this.rotation = picked.rotation;
     const outcomes: Partial<Record<RunReason, number>> = {};
     for (const member of picked.due) member.beginTurn(member.pending ?? TICK, this.heardBy(member), tick);
-    await inWindow(picked.due, this.options.turnWindow, (member, done) => this.turn(member, tick, outcomes, done));
+    await inWindow(picked.due, this.options.turnWindow, (member, done) => this.turn(member, tick, outcomes, done), this.pacer);
     let turns = 0;
     for (const count of Object.values(outcomes)) turns += count;
     // Between ticks every turn has settled: the moment a checkpoint can hold the whole scene.
@@ -373,7 +384,7 @@ class SceneRuntime implements Scene {
       tick: this.tickCount,
       turns: this.turnCount,
       failures: this.failures,
-      usage: this.budget?.usage() ?? { modelCalls: 0, tokens: 0, toolCalls: 0, wallMs: 0 },
+      usage: this.meter.usage(),
       wallMs: this.startedAt === undefined ? 0 : performance.now() - this.startedAt,
     };
     const why = detail ?? (known ? undefined : reason);

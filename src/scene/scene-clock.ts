@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors.js';
+import type { Pacer } from './pacer.js';
 import type { ClockOptions } from './types.js';
 
 /** A scene's clock, resolved: how long a tick is, and how often one happens in wall time. */
@@ -38,22 +39,40 @@ export function resolveClock(options: ClockOptions | undefined, scene: string): 
  * tick may wake a hundred thousand agents: starting them all at once would hold every run's state
  * in memory together. A task that finishes at once (calls `done` before returning) lets the next
  * start in the same loop, so a tick of synchronous turns costs no microtask per turn.
+ *
+ * With a `pacer`, the loop lets the event loop in when the pacer says the slice is spent, but only
+ * between tasks while none is in flight: a task waiting on a promise would otherwise see the
+ * pause move its settling before turns it used to follow, and the same seed must give the same
+ * events. Tasks that wait on real I/O let the event loop in by themselves.
  */
-export function inWindow<T>(items: readonly T[], window: number, task: (item: T, done: () => void) => void): Promise<void> {
+export function inWindow<T>(items: readonly T[], window: number, task: (item: T, done: () => void) => void, pacer?: Pacer): Promise<void> {
   if (items.length === 0) return Promise.resolve();
   return new Promise<void>((resolve) => {
     let next = 0;
     let active = 0;
     let finished = 0;
     let driving = false;
+    let pausing = false;
+    const resume = (): void => {
+      pausing = false;
+      drive(true);
+    };
     const done = (): void => {
       active--;
       if (++finished === items.length) resolve();
-      else if (!driving) drive();
+      else if (!driving && !pausing) drive();
     };
-    const drive = (): void => {
+    // After a pause at least one task starts, however short the slice: progress before the next.
+    const drive = (resumed = false): void => {
       driving = true;
+      let mayPause = !resumed;
       while (active < window && next < items.length) {
+        if (mayPause && active === 0 && pacer !== undefined && pacer.due()) {
+          pausing = true;
+          pacer.pause(resume);
+          break;
+        }
+        mayPause = true;
         active++;
         task(items[next++]!, done);
       }

@@ -54,6 +54,7 @@ export class SceneMember implements SceneAgent {
   readonly budget: Budget | undefined;
   /** Brain-driven members get their perception as an object, not as prompt text. */
   readonly scripted: boolean;
+  readonly onSceneModel: boolean;
   privateState: Record<string, JsonValue>;
   pending: PendingTrigger | undefined = undefined;
   /** The trigger of the turn in flight (or the last one). */
@@ -79,6 +80,7 @@ export class SceneMember implements SceneAgent {
     rounds: number;
     budget: Budget | undefined;
     scripted: boolean;
+    onSceneModel: boolean;
     privateState: Record<string, JsonValue>;
   }) {
     this.name = init.name;
@@ -88,6 +90,7 @@ export class SceneMember implements SceneAgent {
     this.rounds = init.rounds;
     this.budget = init.budget;
     this.scripted = init.scripted;
+    this.onSceneModel = init.onSceneModel;
     this.privateState = init.privateState;
   }
 

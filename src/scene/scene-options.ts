@@ -1,6 +1,7 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import { ConfigError } from '../errors.js';
 import { createToolLimiters, type ToolLimiters } from '../tools/acquire-slot.js';
+import { DEFAULT_YIELD_EVERY_MS } from './pacer.js';
 import { resolveClock, type SceneClock } from './scene-clock.js';
 import { BUILT_IN_TOOLS } from './scene-tools.js';
 import type { SchedulePolicy, SceneOptions } from './types.js';
@@ -15,6 +16,8 @@ export type ResolvedScene = {
   turnWindow: number;
   maxReplyChain: number;
   stopTimeoutMs: number;
+  /** Wall ms of turns between two pauses for the event loop (see `yieldEveryMs`). */
+  yieldEveryMs: number;
   /** Built-in tools the scene leaves out. */
   omitted: ReadonlySet<string>;
   toolLimiter: LimitFunction;
@@ -44,6 +47,10 @@ export function resolveSceneOptions(options: SceneOptions): ResolvedScene {
   if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) {
     throw new ConfigError(`createScene "${name}": seed must be an integer, got ${String(options.seed)}`);
   }
+  const yieldEveryMs = options.yieldEveryMs ?? DEFAULT_YIELD_EVERY_MS;
+  if (typeof yieldEveryMs !== 'number' || Number.isNaN(yieldEveryMs) || yieldEveryMs < 0) {
+    throw new ConfigError(`createScene "${name}": yieldEveryMs must be a number ≥ 0 (Infinity: never pause), got ${String(yieldEveryMs)}`);
+  }
   const omitted = new Set(options.withoutTools ?? []);
   for (const tool of omitted) {
     if (!(BUILT_IN_TOOLS as readonly string[]).includes(tool)) {
@@ -64,6 +71,7 @@ export function resolveSceneOptions(options: SceneOptions): ResolvedScene {
     turnWindow: positive(options.concurrency?.turns ?? 64, 'concurrency.turns'),
     maxReplyChain: positive(options.maxReplyChain ?? 6, 'maxReplyChain'),
     stopTimeoutMs: positive(options.stopTimeoutMs ?? 5_000, 'stopTimeoutMs'),
+    yieldEveryMs,
     omitted,
     toolLimiter: pLimit({ concurrency: positive(options.concurrency?.tools ?? 64, 'concurrency.tools'), rejectOnClear: true }),
     toolLimiters,

@@ -53,7 +53,8 @@ export type DurableParts = {
   setPrivate(member: SceneMember, key: string, value: JsonValue, cause?: string): void;
   readonly seed: number;
   readonly world: WorldState;
-  readonly budget: Budget | undefined;
+  /** What the scene spends: its budget, or one without limits (usage is counted either way). */
+  readonly meter: Budget;
   readonly order: readonly SceneMember[];
   readonly speech: SpeechLog;
   tickCount: number;
@@ -78,7 +79,7 @@ export function sceneSnapshot(scene: DurableParts): SceneSnapshot {
     started: scene.hasStarted,
     world: scene.world.snapshot(),
     speech: scene.speech.snapshot(),
-    ...(scene.budget !== undefined && { budget: scene.budget.snapshot() }),
+    budget: scene.meter.snapshot(),
     members: scene.order.map((member) => ({ ...member.snapshot(), agent: member.runtime.snapshot() })),
   });
 }
@@ -93,7 +94,7 @@ export function restoreScene(scene: DurableParts, snapshot: unknown): void {
   if (cast(names) !== cast(ours)) throw new SceneError(`scene "${scene.name}": the snapshot's cast (${cast(names)}) is not this scene's (${cast(ours)})`);
   scene.world.set('', parts.world as Record<string, JsonValue>);
   scene.speech.restore(parts.speech);
-  if (parts.budget !== undefined) scene.budget?.restore(parts.budget);
+  if (parts.budget !== undefined) scene.meter.restore(parts.budget);
   parts.members.forEach((saved, index) => {
     const member = scene.order[index]!;
     member.restore(saved);

@@ -135,6 +135,13 @@ export type SceneOptions = {
   maxReplyChain?: number;
   /** Time `stop()` waits for runs in flight to settle after aborting them (default 5 s). */
   stopTimeoutMs?: number;
+  /**
+   * Longest stretch of wall time, in ms, a scene runs turns before it lets the event loop in
+   * (default 20): scripted turns finish at once, and without a pause a long tick would hold off
+   * Ctrl-C, timers and sockets until it ends. `0` pauses between every two turns; `Infinity` never
+   * (a benchmark's baseline).
+   */
+  yieldEveryMs?: number;
   bus?: Bus;
   /** The ids of the bus the scene makes for itself (default: counted, `<name>-1`, `<name>-2`, … for a stepped scene). */
   ids?: IdSource;
@@ -169,6 +176,8 @@ export type SceneAgent = {
   readonly private: Readonly<Record<string, JsonValue>>;
   /** Retired agents get no more turns (their budget is spent, or `scene.retire(name)`). */
   readonly retired: boolean;
+  /** Whether it deliberates on the scene's `model` (a member with a brain and instructions, when the scene has one). */
+  readonly onSceneModel: boolean;
   readonly turns: number;
   /** How its last turn ended. */
   readonly lastReason: RunReason | undefined;
@@ -188,6 +197,7 @@ export type SceneResult = {
   turns: number;
   /** Turns that ended `error`. */
   failures: number;
+  /** What the scene spent (model calls, tokens, tool calls, wall time), with or without a budget. */
   usage: BudgetUsage;
   /** Wall time from `start` to `scene.stopped`, in ms. */
   wallMs: number;

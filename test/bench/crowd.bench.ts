@@ -12,40 +12,46 @@ import { settledHeap, type Row } from './measure.js';
  */
 export async function benchCrowd(sizes: readonly number[], minTicks: number, minSteps: number): Promise<Row[]> {
   const rows: Row[] = [];
+  // Each size twice: as scenes run (letting the event loop in every 20 ms, so Ctrl-C works), and
+  // never letting it in, the way ticks ran before — the cost of the pauses, measured side by side.
   for (const npcs of sizes) {
-    // Small crowds run more ticks, so that every size is timed over enough steps to be warm.
-    const ticks = Math.max(minTicks, Math.ceil(minSteps / npcs) + 1);
-    const before = settledHeap();
-    let delivered = 0;
-    const bus = createBus({ ids: sequentialIds('crowd') });
-    bus.on('*', () => void delivered++);
-    const scene: Scene = buildCrowd({ npcs, seed: 1, bus });
-    await scene.start();
-    const warm = await scene.step();
-    if (warm.turns !== npcs) throw new Error(`tick 1 ran ${warm.turns} turns for ${npcs} NPCs`);
-    const atRest = settledHeap();
-    const start = process.hrtime.bigint();
-    for (let tick = 1; tick < ticks; tick++) {
-      const report = await scene.step();
-      if (report.turns !== npcs || report.outcomes.turn_ended !== npcs) throw new Error(`tick ${report.tick}: ${JSON.stringify(report.outcomes)}`);
-    }
-    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    await scene.stop();
-    // Ids are counted: the last id's number is how many events were published.
-    const published = Number(bus.ids().split('-')[1]) - 1;
-    if (delivered !== published) throw new Error(`the bus delivered ${delivered} of ${published} events`);
-    const steps = npcs * (ticks - 1);
-    const perSecond = steps / seconds;
-    const bare = bareCrowd(npcs, ticks - 1);
-    rows.push({
-      name: `crowd: ${npcs.toLocaleString('en-US')} NPCs × ${ticks - 1} ticks`,
-      iterations: steps,
-      usPerOp: 1e6 / perSecond,
-      ratio: 1e6 / perSecond / bare,
-      note: `${Math.round(perSecond).toLocaleString('en-US')} agent-steps/s; ${Math.round((atRest - before) / npcs).toLocaleString('en-US')} bytes/agent; ${(delivered / (npcs * ticks)).toFixed(1)} events/step, all delivered`,
-    });
+    for (const yieldEveryMs of [Number.POSITIVE_INFINITY, undefined]) rows.push(await crowdRow(npcs, minTicks, minSteps, yieldEveryMs));
   }
   return rows;
+}
+
+async function crowdRow(npcs: number, minTicks: number, minSteps: number, yieldEveryMs: number | undefined): Promise<Row> {
+  // Small crowds run more ticks, so that every size is timed over enough steps to be warm.
+  const ticks = Math.max(minTicks, Math.ceil(minSteps / npcs) + 1);
+  const before = settledHeap();
+  let delivered = 0;
+  const bus = createBus({ ids: sequentialIds('crowd') });
+  bus.on('*', () => void delivered++);
+  const scene: Scene = buildCrowd({ npcs, seed: 1, bus, ...(yieldEveryMs !== undefined && { yieldEveryMs }) });
+  await scene.start();
+  const warm = await scene.step();
+  if (warm.turns !== npcs) throw new Error(`tick 1 ran ${warm.turns} turns for ${npcs} NPCs`);
+  const atRest = settledHeap();
+  const start = process.hrtime.bigint();
+  for (let tick = 1; tick < ticks; tick++) {
+    const report = await scene.step();
+    if (report.turns !== npcs || report.outcomes.turn_ended !== npcs) throw new Error(`tick ${report.tick}: ${JSON.stringify(report.outcomes)}`);
+  }
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  await scene.stop();
+  // Ids are counted: the last id's number is how many events were published.
+  const published = Number(bus.ids().split('-')[1]) - 1;
+  if (delivered !== published) throw new Error(`the bus delivered ${delivered} of ${published} events`);
+  const steps = npcs * (ticks - 1);
+  const perSecond = steps / seconds;
+  const bare = bareCrowd(npcs, ticks - 1);
+  return {
+    name: `crowd: ${npcs.toLocaleString('en-US')} NPCs × ${ticks - 1} ticks${yieldEveryMs === undefined ? '' : ', never yielding'}`,
+    iterations: steps,
+    usPerOp: 1e6 / perSecond,
+    ratio: 1e6 / perSecond / bare,
+    note: `${Math.round(perSecond).toLocaleString('en-US')} agent-steps/s; ${Math.round((atRest - before) / npcs).toLocaleString('en-US')} bytes/agent; ${(delivered / (npcs * ticks)).toFixed(1)} events/step, all delivered`,
+  };
 }
 
 /** The bare baseline: what one NPC step does, written by hand, in µs per step. */

@@ -27,12 +27,17 @@ describe('troupe: usage errors exit 2 with a clear message', () => {
   it('an unknown flag lists the valid ones, the scene’s own included', async () => {
     const { code, err } = await troupe(['run', 'talk', '--bogus']);
     expect(code).toBe(2);
-    expect(err).toBe('troupe run talk: unknown flag --bogus; valid flags: --guests, --mood, --shout, --no-shout, --ticks, --seed, --log, --quiet, --json, --help, --model, --protocol, --record, --inspect, --port, --host, --paused, --mcp\n');
+    expect(err).toBe('troupe run talk: unknown flag --bogus; valid flags: --guests, --mood, --shout, --no-shout, --ticks, --seed, --log, --quiet, --json, --help, --model, --protocol, --record, --inspect, --port, --host, --paused, --mcp, --approve\n');
   });
 
-  it('an unknown scene lists the available ones; a path is not a scene name', async () => {
-    expect(await troupe(['run', 'no-such-scene'])).toMatchObject({ code: 2, err: 'troupe: no scene "no-such-scene" in scenes/. Available: clock, loner, talk\n' });
-    expect(await troupe(['run', '../etc'])).toMatchObject({ code: 2, err: expect.stringMatching(/"\.\.\/etc" is not a scene name/) });
+  it('an unknown scene lists the available ones (and the nearest); a path is a scene file, not a name', async () => {
+    expect(await troupe(['run', 'no-such-scene'])).toMatchObject({
+      code: 2,
+      err: 'troupe: no scene "no-such-scene" in scenes/. Available: clock, loner, talk; or give a scene file: troupe run ./my-scene.ts\n',
+    });
+    expect((await troupe(['run', 'tlak'])).err).toContain('no scene "tlak" in scenes/ (did you mean talk?). Available: clock, loner, talk');
+    expect(await troupe(['run', '../etc'])).toMatchObject({ code: 2, err: 'troupe: ../etc is not a scene file: give a .ts or .js file (or a scene name, see: troupe list)\n' });
+    expect(await troupe(['run', 'a b'])).toMatchObject({ code: 2, err: expect.stringMatching(/"a b" is not a scene name .*nor a scene file/) });
   });
 
   it('a bad TROUPE_LOG_LEVEL or scenes folder is a usage error', async () => {

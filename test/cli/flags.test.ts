@@ -24,11 +24,11 @@ describe('run flags', () => {
     const parsed = parseRunFlags(['tavern', '--ticks', '5', '--seed=-3', '--log', 'a.jsonl', '--json', '--npcs', '1000', '--speed=0.25', '--no-music'], specs);
     expect(parsed).toEqual({
       ok: true,
-      value: { scene: 'tavern', ticks: 5, seed: -3, log: 'a.jsonl', quiet: false, json: true, help: false, inspect: false, paused: false, mcp: [], options: { npcs: 1000, speed: 0.25, weather: 'sun', name: 'Inn', music: false } },
+      value: { scene: 'tavern', ticks: 5, seed: -3, log: 'a.jsonl', quiet: false, json: true, help: false, inspect: false, paused: false, mcp: [], approve: 'none', options: { npcs: 1000, speed: 0.25, weather: 'sun', name: 'Inn', music: false } },
     });
     expect(parseRunFlags(['tavern', '--inspect', '--port', '4000', '--host', '0.0.0.0', '--paused'], specs)).toMatchObject({
       ok: true,
-      value: { inspect: true, port: 4000, host: '0.0.0.0', paused: true },
+      value: { inspect: true, port: 4000, host: '0.0.0.0', paused: true, approve: 'ask' },
     });
     expect(parseRunFlags(['tavern'], specs)).toMatchObject({ ok: true, value: { ticks: undefined, seed: undefined, options: { npcs: 3, music: true } } });
   });

@@ -1,5 +1,6 @@
 import { INSPECT_USAGE } from '../../src/cli/inspect-command.js';
 import { COMMON_FLAGS } from '../../src/cli/run-flags.js';
+import { isScenePath } from '../../src/cli/scene-file.js';
 import { loadScene, scenesDirectory } from '../../src/cli/scene-loader.js';
 import { USAGE } from '../../src/cli/usage.js';
 
@@ -25,13 +26,15 @@ export function knownCommands(scripts: Readonly<Record<string, string>>): KnownC
       if (command === 'inspect') return new Set([...flagsIn(INSPECT_USAGE), 'help']);
       if (command !== 'run') return new Set(['help']);
       const flags = new Set(Object.keys(COMMON_FLAGS));
-      if (scene !== undefined) {
+      if (scene !== undefined && !isScenePath(scene)) {
         const loaded = await loadScene(scenesDirectory(undefined, {}), scene);
         if (loaded.ok) for (const name of Object.keys(loaded.value.definition.options ?? {})) flags.add(name);
       }
       return flags;
     },
     async sceneProblem(scene) {
+      // A scene file is the reader's own (`./scenes/duel.ts` in their project): only its flags are checked.
+      if (isScenePath(scene)) return undefined;
       const loaded = await loadScene(scenesDirectory(undefined, {}), scene);
       return loaded.ok ? undefined : loaded.problem.message;
     },

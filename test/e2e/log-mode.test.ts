@@ -25,7 +25,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'troupe-e2e-log-'));
   const path = join(dir, 'tavern.jsonl');
   const log = createSessionLog(path);
-  const tavern = buildTavern({ seed: 7, log });
+  const tavern = buildTavern({ seed: 7, log, cellar: 'deny' });
   await tavern.run({ ticks: 12 });
   await log.close();
   events = readLog(path).events;

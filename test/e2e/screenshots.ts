@@ -9,7 +9,6 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildTavern } from '../../scenes/tavern/index.js';
-import { defineTool, scriptedProvider, type Scene } from '../../src/index.js';
 import { createSessionLog, readLog } from '../../src/record/index.js';
 import { createEventHistory, startInspector } from '../../src/inspect/index.js';
 import { launchBrowser, openInspector } from './browser.js';
@@ -17,33 +16,14 @@ import { launchBrowser, openInspector } from './browser.js';
 const out = resolve(process.argv[2] ?? 'docs/images');
 const VIEWPORT = { width: 1440, height: 900 };
 
-/** A steward who wants the cellar opened at tick 9: the approval the live screenshot shows. */
-function addSteward(scene: Scene): void {
-  const openCellar = defineTool({
-    name: 'open_cellar',
-    description: 'Open the cellar door to fetch more stew.',
-    needsApproval: true,
-    parameters: { type: 'object', properties: { reason: { type: 'string' }, barrels: { type: 'integer' } }, required: ['reason'] },
-    execute: () => 'the cellar is open',
-  });
-  scene.add({
-    name: 'steward',
-    tools: [openCellar],
-    provider: scriptedProvider(['The stew is finished and the night is young. I will fetch two barrels from the cellar.\n<ACTION><open_cellar><reason>the stew ran out</reason><barrels>2</barrels></open_cellar></ACTION>']),
-    triggers: [{ every: 100, offset: 9 }],
-  });
-}
-
 async function live(browser: Awaited<ReturnType<typeof launchBrowser>>): Promise<void> {
+  // Nobody answers the steward here: his request waits on the page, as under `troupe run tavern --inspect`.
   const scene = buildTavern({ seed: 7 });
   const history = createEventHistory(scene.bus);
-  addSteward(scene);
   const inspector = await startInspector({ scene, history, port: 0, onNotice: () => {} });
-  await scene.start();
-  for (let tick = 1; tick <= 8; tick++) await scene.step();
-  // Tick 9 waits for the steward's approval: the screenshot is taken while it does.
   const requested = new Promise<string>((resolve) => scene.bus.on('tool.approval.requested', (event) => resolve(event.data.callId)));
-  const waiting = scene.step();
+  // The tick in which the steward asks to open the cellar waits for the approval: the screenshot is taken while it does.
+  const running = scene.run({ ticks: 30 });
   const callId = await requested;
   const view = await openInspector(browser, inspector.url, VIEWPORT);
   await view.page.locator('#approvals .approval').waitFor();
@@ -51,8 +31,8 @@ async function live(browser: Awaited<ReturnType<typeof launchBrowser>>): Promise
   await view.page.screenshot({ path: join(out, 'inspector.png') });
   await view.close();
   scene.agents.get('steward')!.agent.approve(callId);
-  await waiting;
   await scene.stop();
+  await running;
   await inspector.close();
 }
 
@@ -61,7 +41,7 @@ async function log(browser: Awaited<ReturnType<typeof launchBrowser>>): Promise<
   try {
     const path = join(dir, 'tavern.jsonl');
     const sessionLog = createSessionLog(path);
-    await buildTavern({ seed: 7, log: sessionLog }).run({ ticks: 30 });
+    await buildTavern({ seed: 7, log: sessionLog, cellar: 'approve' }).run({ ticks: 30 });
     await sessionLog.close();
     const { events } = readLog(path);
     const inspector = await startInspector({ events, port: 0, onNotice: () => {} });

@@ -57,14 +57,14 @@ describe('GET /events: framing and replay', () => {
     const stream = await openEvents(inspector.port, '', { 'last-event-id': 'e-1' });
     await stream.until((frames) => troupeFrames(frames).length === 3);
     expect(stream.frames.slice(1).map((frame) => [frame.event, frame.id ?? JSON.parse(frame.data)])).toEqual([
-      ['gap', { missed: 2, reason: 'history' }], // e-2 and e-3
+      ['gap', { missed: 2, reason: 'history', kept: 3 }], // e-2 and e-3
       ['troupe', 'e-4'],
       ['troupe', 'e-5'],
       ['troupe', 'e-6'],
     ]);
     const foreign = await openEvents(inspector.port, '', { 'last-event-id': 'other-run-7' });
     await foreign.until((frames) => troupeFrames(frames).length === 3);
-    expect(JSON.parse(foreign.frames[1]!.data)).toEqual({ missed: null, reason: 'history' });
+    expect(JSON.parse(foreign.frames[1]!.data)).toEqual({ missed: null, reason: 'history', kept: 3 });
     stream.close();
     foreign.close();
   });

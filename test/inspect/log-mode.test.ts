@@ -42,7 +42,7 @@ describe('serving a session log', () => {
       started: true,
       stopped: true,
       canControl: false,
-      agents: [{ name: 'cellarer', state: 'done' }], // its last agent.state
+      agents: [{ name: 'cellarer', state: 'done', turns: 2, lastReason: 'turn_ended' }], // its last agent.state, its turns, how its last run ended
       // The world scene.started carried (the sign never changed), with the logged changes on top.
       world: { sign: 'The Cellar', door: { open: true }, ale: 1 },
       tick: 2,

@@ -132,7 +132,7 @@ describe('connectPanel in Node', () => {
     for (let n = 2; n <= 6; n++) say(bus, String(n)); // e-2 … e-4 fall out of the history
     await inspect({ bus, history, port: first.port });
     await until(() => seen.events.length === 3);
-    expect(seen.gaps).toEqual([{ missed: 3, reason: 'history' }]);
+    expect(seen.gaps).toEqual([{ missed: 3, reason: 'history', kept: 2 }]);
     expect(ids()).toEqual(['e-1', 'e-5', 'e-6']);
   });
 

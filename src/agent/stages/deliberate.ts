@@ -3,6 +3,7 @@ import { errorMessage } from '../../errors.js';
 import type { ChatMessage, ModelRequest, ModelResponse } from '../../llm/types.js';
 import type { AgentConfig } from '../agent-config.js';
 import { addUsage, ONE_MODEL_CALL } from '../budget.js';
+import { withUsage } from '../estimate-usage.js';
 import { callModel } from '../call-model.js';
 import { NO_OUTCOME, type RunState } from '../run/run-state.js';
 import { streamModel, type StreamedReply } from '../stream-model.js';
@@ -112,12 +113,16 @@ function responded(response: ModelResponse, run: RunState, config: AgentConfig, 
     run.error = `model call failed: the provider returned ${response === null ? 'null' : typeof response} instead of a response with text`;
     return 'model.failed';
   }
+  // A provider that sent no usage (a stream stopped at `</ACTION>`, a server that reports none):
+  // counted by the tokenizer, marked estimated.
+  response = withUsage(response, requestOf(run, config), config.provider);
   run.response = response;
   // The model has now answered the last observation (a brain reads it from the run until here).
   run.observation = undefined;
   if (response.usage !== undefined) {
     addUsage(run.usage, response.usage);
-    for (const budget of config.budgets) budget.charge({ tokens: response.usage.totalTokens });
+    const spend = { tokens: response.usage.totalTokens, estimated: response.usage.estimated === true };
+    for (const budget of config.budgets) budget.charge(spend);
   }
   const data: TroupeEvents['llm.response'] = {
     round: run.round,
@@ -133,6 +138,12 @@ function responded(response: ModelResponse, run: RunState, config: AgentConfig, 
   run.askedMessages = undefined;
   run.cause = port.publish('llm.response', data).id;
   return 'model.responded';
+}
+
+/** What the model was sent this round, as far as counting its tokens goes. */
+function requestOf(run: RunState, config: AgentConfig): Pick<ModelRequest, 'messages' | 'tools'> {
+  const messages = run.askedMessages ?? run.messages;
+  return config.protocol === 'native' && config.toolSpecs !== undefined ? { messages, tools: config.toolSpecs } : { messages };
 }
 
 function modelFailed(error: unknown, run: RunState): StageEvent {

@@ -10,7 +10,7 @@ import { errorMessage } from './error-message.js';
 import { connectPanel } from './panel.js';
 import { syncAgentOptions } from './agent-select.js';
 import { fetchState, pageToken, RefusedError } from './control.js';
-import { applyEvent, createModel, noteGap, takeChanges } from './model.js';
+import { applyEarlier, applyEvent, createModel, noteGap, takeChanges } from './model.js';
 import { createAgentList } from './render-agents.js';
 import { createApprovalsView } from './render-approvals.js';
 import { createHeader } from './render-header.js';
@@ -194,8 +194,11 @@ async function main() {
       schedule();
     },
     onGap: (gap) => {
-      noteGap(model, gap.missed);
+      noteGap(model, gap.missed, gap.kept);
+      // A page that opened late: its counts start from the server's summary of what it missed.
+      if (Array.isArray(gap.earlier)) applyEarlier(model, gap.missed, gap.earlier);
       void resync({ world: true });
+      schedule();
     },
     onStatus: (status) => header.connection(status),
   };

@@ -27,7 +27,7 @@ import { withChange } from './world-path.js';
  *   started?: boolean,
  *   stopped?: boolean,
  *   canControl: boolean,
- *   agents: { name: string, state: string }[],
+ *   agents: { name: string, state: string, turns?: number, lastReason?: string }[],
  *   world: unknown,
  *   tick: number,
  * }} Snapshot
@@ -51,7 +51,7 @@ import { withChange } from './world-path.js';
  * @typedef {{
  *   mode: 'live' | 'log', scene: string, clockMode: string, canControl: boolean, paused: boolean,
  *   tick: number, shownTick: number, started: boolean, stopped?: { reason: string, detail?: string, tick: number },
- *   eventCount: number, gaps: number, missed: number,
+ *   eventCount: number, gaps: number, missed: number, kept: number, missedEarlier: number,
  *   agents: Map<string, AgentView>, world: unknown,
  *   approvals: Map<string, Approval>,
  *   transcript: import('./transcript-model.js').TranscriptModel,
@@ -100,6 +100,8 @@ export function createModel(snapshot, options = {}) {
     eventCount: 0,
     gaps: 0,
     missed: 0,
+    kept: 0,
+    missedEarlier: 0,
     agents: new Map(),
     world: fromStart ? {} : (snapshot.world ?? {}),
     approvals: new Map(),
@@ -314,10 +316,43 @@ function applyToScene(model, event, data) {
  *
  * @param {Model} model
  * @param {number | null} missed
+ * @param {number} [kept] how many events the server's history holds
  */
-export function noteGap(model, missed) {
+export function noteGap(model, missed, kept) {
   model.gaps++;
   if (typeof missed === 'number') model.missed += missed;
+  if (typeof kept === 'number') model.kept = kept;
+  model.changes.header = true;
+}
+
+/**
+ * Starts a page that opened late from what the events it can no longer get said of each agent
+ * (the server's summary of them): turns, counts, what woke it, its last words and how its last
+ * run ended. The held events that follow count on from there, so the totals are the whole run's.
+ * The machine state stays the snapshot's (it is newer); the replay moves it on. Only before the
+ * first event: a page that already counted events cannot tell which of them the summary holds.
+ *
+ * @param {Model} model
+ * @param {number | null} missed
+ * @param {readonly import('./panel.js').AgentSummary[]} earlier
+ */
+export function applyEarlier(model, missed, earlier) {
+  if (model.eventCount > 0) return;
+  if (typeof missed === 'number') model.missedEarlier = missed;
+  for (const summary of earlier) {
+    if (summary === null || typeof summary !== 'object' || typeof summary.name !== 'string') continue;
+    const view = agentView(model, summary.name);
+    view.turns = Number(summary.turns) || 0;
+    view.round = Number(summary.round) || 0;
+    view.calls = Number(summary.calls) || 0;
+    view.failures = Number(summary.failures) || 0;
+    view.corrections = Number(summary.corrections) || 0;
+    if (Array.isArray(summary.tools)) view.tools = summary.tools.map(String);
+    if (typeof summary.protocol === 'string') view.protocol = summary.protocol;
+    if (typeof summary.trigger === 'string') view.trigger = summary.trigger;
+    if (typeof summary.lastReason === 'string') view.lastReason = summary.lastReason;
+    if (typeof summary.lastSaid === 'string') view.lastSaid = summary.lastSaid;
+  }
   model.changes.header = true;
 }
 

@@ -1,4 +1,5 @@
 import type { Envelope, EnvelopeOf, Pattern } from '../../bus/events.js';
+import type { AgentSummary } from '../agent-tally.js';
 
 /**
  * What a panel shows: event types as `bus.on` takes them (an exact type, `'prefix.*'`, `'*'`),
@@ -14,9 +15,14 @@ export type PanelPolicy = 'all' | 'coalesce' | 'sample' | 'drop-oldest';
 
 /**
  * Events this client will not get: the history no longer held them (`history`), or the chosen
- * policy dropped them. `missed` is a count when known.
+ * policy dropped them. `missed` is a count when known; `kept` is how many events the server's
+ * history holds. A client that connects after the history evicted events (a page opened late) gets
+ * `earlier`: each agent as those events left it (state, turns, last reason, counts), to count on
+ * from with the events that follow.
  */
-export type PanelGap = { missed: number | null; reason?: 'history' | PanelPolicy };
+export type PanelGap = { missed: number | null; reason?: 'history' | PanelPolicy; kept?: number; earlier?: AgentSummary[] };
+
+export type { AgentSummary } from '../agent-tally.js';
 
 /** Where the connection is. `failed` is final (a refusal, e.g. a wrong token); `closed` follows `close()`. */
 export type PanelStatus =

@@ -54,7 +54,8 @@ export function createHeader(options) {
       clock.textContent = model.clockMode;
       events.textContent = model.eventCount.toLocaleString('en');
       missed.hidden = model.gaps === 0;
-      missed.textContent = model.missed > 0 ? `${model.missed.toLocaleString('en')} missed` : 'events missed';
+      missed.textContent = missedText(model);
+      missed.title = missedTitle(model);
 
       const state = model.stopped !== undefined ? 'stopped' : model.paused ? 'paused' : model.started ? 'running' : 'waiting';
       runState.className = `badge run-${state}`;
@@ -80,6 +81,27 @@ export function createHeader(options) {
       connection.className = `connection ${tone}`;
     },
   };
+}
+
+/**
+ * The gap badge: events this page could not get.
+ *
+ * @param {Model} model
+ */
+function missedText(model) {
+  if (model.missedEarlier > 0 && model.missed === model.missedEarlier) return `${model.missedEarlier.toLocaleString('en')} earlier events missed`;
+  return model.missed > 0 ? `${model.missed.toLocaleString('en')} events missed` : 'events missed';
+}
+
+/**
+ * @param {Model} model
+ */
+function missedTitle(model) {
+  const kept = model.kept > 0 ? `the server keeps the last ${model.kept.toLocaleString('en')} events` : 'the server no longer held some events';
+  if (model.missedEarlier > 0) {
+    return `${kept}; this page opened after the first ${model.missedEarlier.toLocaleString('en')} of the run. The timeline and transcript start after them; the agents' turns, counts and last words include them (the server's summary).`;
+  }
+  return `${kept}; the view may be incomplete (the world was read again).`;
 }
 
 /**
