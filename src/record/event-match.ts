@@ -14,14 +14,23 @@ export function loggedForm(event: Envelope, redactor: Redactor): unknown {
   return JSON.parse(text);
 }
 
-/** Whether two events in logged form are the same, times aside (`at`, and `durationMs`, `latencyMs`, `wallMs` at any depth). */
+/**
+ * Whether two events in logged form are the same, ids and times aside (the envelope's `id`, which
+ * a replay gives each event once it matched; `at`, and `durationMs`, `latencyMs`, `wallMs` at any depth).
+ */
 export function sameEvent(expected: unknown, actual: unknown): boolean {
-  return equal(strip(expected), strip(actual));
+  return equal(withoutId(strip(expected)), withoutId(strip(actual)));
 }
 
 /** The first field where two events in logged form differ, as a path (`data.calls[0].args.id`), or undefined. */
 export function firstDifference(expected: unknown, actual: unknown): string | undefined {
-  return differ(strip(expected), strip(actual), '');
+  return differ(withoutId(strip(expected)), withoutId(strip(actual)), '');
+}
+
+function withoutId(event: unknown): unknown {
+  if (event === null || typeof event !== 'object') return event;
+  const { id: _id, ...rest } = event as Record<string, unknown>;
+  return rest;
 }
 
 function strip(value: unknown): unknown {

@@ -46,11 +46,14 @@ type Pending<T> = { resolve: (value: T) => void; reject: (error: unknown) => voi
 
 /**
  * Runs a scene (or agents) again in lockstep with its log. Each event the run publishes is
- * checked against the next one the log holds and gets its logged id; what the run cannot make by
- * itself comes from the log at the moment the log has it: a model's replies (and what it
- * streamed), the host's approvals, and, on resume, the outcomes of calls, with the changes those
- * calls made to the world, to private state and on the bus. Once the log is used up, the run goes
- * on live: new ids, events written, models asked, calls run.
+ * checked against the next one the log holds *for the same agent* (the scene's own events form one
+ * more sequence) and gets its logged id: each agent must do exactly what it did, while the
+ * interleaving of different agents' events, which depends on when promises settled, may differ.
+ * What the run cannot make by itself comes from the log at the moment the log has it: a model's
+ * replies (and what it streamed), the host's approvals, and, on resume, the outcomes of calls,
+ * with the changes those calls made to the world, to private state and on the bus. An agent whose
+ * recorded events are used up goes on live at once (new ids, events written); once the whole log
+ * is used up, so does the run: models asked, calls run.
  */
 export class ReplayDriver {
   readonly mode: ReplayMode;
@@ -58,7 +61,18 @@ export class ReplayDriver {
   private readonly lines: readonly number[];
   private readonly redactor: Redactor;
   private target: ReplayTarget | undefined;
+  /** The first event of the log not yet matched (or ignored). */
   private cursor = 0;
+  /** Events of the log matched so far, by position. */
+  private readonly consumed: Uint8Array;
+  /** Each agent's events in the log (`''`: the scene's and the host's), by position, and how far each is matched. */
+  private readonly streams = new Map<string, { positions: number[]; next: number }>();
+  /** Events of the run matched with the log's: on record already, never written again. */
+  private readonly matched = new WeakSet<Envelope>();
+  /** Events of agents whose recorded events were used up, made before the whole log was: written. */
+  private readonly early = new WeakSet<Envelope>();
+  /** Call attempts whose start the log holds (`callId#attempt`): only those take their outcome from it. */
+  private readonly recordedStarts = new Set<string>();
   private state: 'silent' | 'replaying' | 'live' | 'diverged' = 'silent';
   private liveIds: IdSource;
   private silentCount = 0;
@@ -83,6 +97,14 @@ export class ReplayDriver {
     this.redactor = redactor;
     this.liveIds = liveIds;
     this.ended = pending<void>();
+    this.consumed = new Uint8Array(expected.length);
+    expected.forEach((event, index) => {
+      if (IGNORED.has(event.type)) return;
+      const key = streamOf(event);
+      const stream = this.streams.get(key);
+      if (stream === undefined) this.streams.set(key, { positions: [index], next: 0 });
+      else stream.positions.push(index);
+    });
   }
 
   /** Resolves once the run has used up the log (or diverged from it). */
@@ -109,44 +131,62 @@ export class ReplayDriver {
     this.pump();
   }
 
-  /** The ids of the bus: the logged one of the next event while replaying, new ones otherwise. */
+  /**
+   * The ids of the bus: new ones, except while replaying, when the tap gives each event its
+   * logged id (or a new one) as it checks it.
+   */
   readonly ids: IdSource = () => {
-    if (this.state === 'replaying') {
-      this.skipIgnored();
-      const next = this.expected[this.cursor];
-      if (next !== undefined) return next.id;
-    }
     if (this.state === 'silent') return `replay-silent-${++this.silentCount}`;
+    if (this.state === 'replaying') return 'replay-unchecked';
     return this.liveIds();
   };
 
-  /** The last event checked against the log: on record already, even when the log ended with it. */
-  private lastMatched: Envelope | undefined;
-
-  /** Whether the log should write an event: only what the run made after the log was used up. */
-  readonly accept = (event: Envelope): boolean => this.state === 'live' && event !== this.lastMatched;
+  /** Whether the log should write an event: what the run made that the log does not hold. */
+  readonly accept = (event: Envelope): boolean => {
+    if (this.state === 'silent' || this.matched.has(event)) return false;
+    return this.state === 'live' || IGNORED.has(event.type) || this.early.has(event);
+  };
 
   /** Whether an agent's model call is the one the log holds: a deliberation asked and not yet answered. */
   asking(agent: string): boolean {
     return this.state === 'replaying' && this.askingAgents.has(agent);
   }
 
-  /** Sees every event as it is published: checks it against the log and moves on. */
+  /** Sees every event as it is published: checks it against the log, gives it its id, and moves on. */
   readonly tap = (event: Envelope): void => {
-    if (this.state !== 'replaying' || IGNORED.has(event.type)) return;
-    this.skipIgnored();
-    const expected = this.expected[this.cursor];
-    if (expected === undefined) return this.goLive();
+    if (this.state !== 'replaying') return;
+    const published = event as { id: string };
+    if (IGNORED.has(event.type)) {
+      published.id = this.liveIds();
+      return;
+    }
+    const stream = this.streams.get(streamOf(event));
+    const at = stream === undefined ? undefined : this.nextOf(stream);
+    if (at === undefined) {
+      // This agent's recorded events are used up while others' are not: what it does now is new.
+      if (this.mode === 'replay') return this.diverge(undefined, event, undefined);
+      published.id = this.liveIds();
+      this.early.add(event);
+      return;
+    }
+    const expected = this.expected[at]!;
     const wanted = loggedForm(expected, this.redactor);
     const got = loggedForm(event, this.redactor);
-    if (!sameEvent(wanted, got)) return this.diverge(expected, event, firstDifference(wanted, got));
-    this.cursor++;
-    this.lastMatched = event;
+    if (!sameEvent(wanted, got)) return this.diverge(expected, event, firstDifference(wanted, got), at);
+    published.id = expected.id;
+    this.consumed[at] = 1;
+    stream!.next++;
+    this.matched.add(event);
     this.note(event);
     // Used up: what the run publishes next, in this same step, is new, and is written.
     if (this.nextIndex() >= this.expected.length) this.goLive();
     else this.schedulePump();
   };
+
+  /** The position of a stream's next event not yet matched. */
+  private nextOf(stream: { positions: number[]; next: number }): number | undefined {
+    return stream.positions[stream.next];
+  }
 
   /**
    * A model call's answer as the log holds it, for the agent that just asked: at once when it is
@@ -173,6 +213,8 @@ export class ReplayDriver {
   /** A call attempt's outcome as the log holds it (resume only): at once when it is next, else when reached. */
   attempt(call: ToolCall, attempt: number): RecordedAttempt | Promise<RecordedAttempt> | undefined {
     if (this.mode !== 'resume' || this.state !== 'replaying') return undefined;
+    // A call the log never saw start is new: it runs.
+    if (!this.recordedStarts.has(`${call.callId}#${attempt}`)) return undefined;
     // What the call did comes first, now: a call that ended at once ends at once again.
     this.makeOwned();
     const ends = (event: Envelope): boolean =>
@@ -195,6 +237,8 @@ export class ReplayDriver {
     // On resume no recorded call runs: what it did (world and private changes, nested calls,
     // speech) is the log's to make, the events that follow from its start.
     if (this.mode === 'resume' && event.type === 'tool.started') {
+      const { callId, attempt } = event.data as { callId: string; attempt: number };
+      this.recordedStarts.add(`${callId}#${attempt}`);
       this.made.add(event.id);
       if (event.agent !== undefined) this.calling.set(event.agent, (this.calling.get(event.agent) ?? 0) + 1);
     }
@@ -296,10 +340,10 @@ export class ReplayDriver {
     this.ended.resolve();
   }
 
-  private diverge(expected: Envelope | undefined, actual: Envelope | undefined, field: string | undefined): void {
+  private diverge(expected: Envelope | undefined, actual: Envelope | undefined, field: string | undefined, at?: number): void {
     if (this.state === 'diverged') return;
     this.state = 'diverged';
-    const index = this.cursor;
+    const index = at ?? this.nextIndex();
     const describe = (event: Envelope | undefined) => (event === undefined ? undefined : { type: event.type, ...(event.agent !== undefined && { agent: event.agent }) });
     this.divergence = {
       index: index + 1,
@@ -318,13 +362,19 @@ export class ReplayDriver {
   }
 
   private skipIgnored(): void {
-    while (this.cursor < this.expected.length && IGNORED.has(this.expected[this.cursor]!.type)) this.cursor++;
+    while (this.cursor < this.expected.length && (this.consumed[this.cursor] === 1 || IGNORED.has(this.expected[this.cursor]!.type))) this.cursor++;
   }
 
+  /** The first event from `from` on not yet matched that passes `test`. */
   private findFrom(from: number, test: (event: Envelope) => boolean): number | undefined {
-    for (let index = from; index < this.expected.length; index++) if (test(this.expected[index]!)) return index;
+    for (let index = from; index < this.expected.length; index++) if (this.consumed[index] === 0 && test(this.expected[index]!)) return index;
     return undefined;
   }
+}
+
+/** The sequence an event belongs to: its agent's, or the scene's and the host's. */
+function streamOf(event: Envelope): string {
+  return event.agent ?? '';
 }
 
 /** Thrown to a model call the log asked but never answered: the caller asks the model itself. */

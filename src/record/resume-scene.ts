@@ -111,6 +111,12 @@ export async function resumeScene(logPath: string, options: ResumeSceneOptions):
       return true;
     },
   });
+  // A checkpoint holds the scene at a line of the log: none until the log is used up, when the
+  // scene is where the end of the file says.
+  const checkpointLive = log.checkpoint;
+  log.checkpoint = (tick, snapshot) => {
+    if (!driver.replaying && driver.divergence === undefined) checkpointLive?.(tick, snapshot);
+  };
   log.replay = {
     ids: driver.ids,
     tap: driver.tap,
