@@ -7,7 +7,7 @@ import type { IdSource } from '../bus/ids.js';
 import type { Provider } from '../llm/types.js';
 import type { DispatchOptions } from '../tools/dispatch-options.js';
 import { DEFAULT_MAX_DEPTH, safeJson } from '../bus/safe-json.js';
-import { plainEventJson } from './plain-json.js';
+import { createLineWriter } from './plain-json.js';
 import { serializeEnvelope } from '../bus/serialize-event.js';
 import { LogError, errorMessage } from '../errors.js';
 import { DEFAULT_MAX_INLINE_BINARY_BYTES, loggedData } from './binary-parts.js';
@@ -137,6 +137,7 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
   const redactor = createRedactor({ secrets: options.redact ?? [] });
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const serialize = { redactor, maxDepth };
+  const plainLine = createLineWriter(redactor, maxDepth);
   const accept = options.accept;
 
   assertRegularFile(absolute, 'session log');
@@ -174,13 +175,17 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
   const checksums = opened.version >= 2;
   const attachments = new Set<Unsubscribe>();
   const sideDir = `${absolute}.side`;
-  // Group commit: lines wait in `pending` until the end of the current burst of events (a
-  // microtask), then go out in one write; one fsync covers every tool.started among them.
+  // Group commit: lines wait in `pending` until the event loop's next turn, then go out in one
+  // write; one fsync covers every tool.started among them. A turn, not a microtask: the calls
+  // waiting for their starts to be on disk then let the event loop in (signals, sockets, a pipe
+  // draining), and everything a burst of turns started shares the fsync.
   let pending: string[] = [];
   let pendingBytes = 0;
   let flushQueued = false;
   let needSync = false;
   let queued = 0;
+  /** Lines (by position in the queue) written, and forced to disk. */
+  let written = 0;
   let onDisk = 0;
   /** The position in the queue of each tool.started written, for the write-ahead check. */
   const started = new Map<string, number>();
@@ -227,21 +232,33 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
     writeSideFile(`${event.id.replace(/[^A-Za-z0-9._-]/g, '_')}-${randomUUID().slice(0, 8)}.json`, text, 'refuse');
   const writeBinary = (bytes: Uint8Array, name: string): string => writeSideFile(name, bytes, 'same');
 
+  /** Writes the lines waiting, without forcing them to disk; false when the write failed. */
+  const writePending = (): boolean => {
+    if (pending.length === 0) return true;
+    const text = pending.length === 1 ? pending[0]! : pending.join('');
+    pending = [];
+    pendingBytes = 0;
+    try {
+      size += writeAll(fs, fd, text);
+      written = queued;
+      return true;
+    } catch (error) {
+      fail(error, `at a write of ${Buffer.byteLength(text)} bytes`);
+      return false;
+    }
+  };
+
   const flush = (): number => {
-    if (failure !== undefined || closed) return size;
-    if (pending.length > 0) {
-      const text = pending.length === 1 ? pending[0]! : pending.join('');
-      pending = [];
-      pendingBytes = 0;
+    if (failure !== undefined || closed || !writePending()) return size;
+    if (onDisk < written) {
       try {
-        size += writeAll(fs, fd, text);
         if (needSync) fs.fsyncSync(fd);
       } catch (error) {
-        fail(error, `at a write of ${Buffer.byteLength(text)} bytes`);
+        fail(error, 'at an fsync');
         return size;
       }
       needSync = false;
-      onDisk = queued;
+      onDisk = written;
     }
     if (waiters.length > 0) {
       const ready = waiters.filter((waiter) => waiter.position <= onDisk);
@@ -258,10 +275,12 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
     pendingBytes += line.length;
     queued++;
     if (durable) needSync = true;
-    if (pendingBytes >= FLUSH_CHARS) flush();
-    else if (!flushQueued) {
+    // A long burst is written as it grows, but forced to disk (and its calls let go) only at the
+    // event loop's next turn: every window of calls waiting for the log lets the event loop in.
+    if (pendingBytes >= FLUSH_CHARS) writePending();
+    if (!flushQueued) {
       flushQueued = true;
-      queueMicrotask(() => {
+      nextTurn(() => {
         flushQueued = false;
         flush();
       });
@@ -278,7 +297,7 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
     try {
       // A rich result's images: small ones inline as base64, the rest in side files first, so
       // that a line never names a file that is not yet written.
-      let json = plainEventJson(event, redactor, maxDepth);
+      let json = plainLine(event);
       // A UTF-16 unit is at most 3 bytes of UTF-8: most lines are short enough not to measure.
       if (json === undefined || (json.length * 3 > maxLineBytes && Buffer.byteLength(json) > maxLineBytes)) {
         const data = safeJson(loggedData(event, maxInlineBinaryBytes, writeBinary), serialize);
@@ -392,6 +411,9 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
     close: async () => closeSync(),
   };
 }
+
+// Taken when the module loads: a test that fakes timers must not stop the log from writing.
+const nextTurn = setImmediate;
 
 /** Starts remembered for the write-ahead check before those already on disk are dropped. */
 const FORGET_STARTS_AT = 4_096;

@@ -33,11 +33,13 @@ function troupeUntil(args: string[], marker: string, signals: { signal: NodeJS.S
   let sentAt = 0;
   let waitingFor: string | undefined = marker;
   const pending = [...signals];
-  // Only the tail is searched: a crowd writes hundreds of megabytes.
+  // Each chunk is searched with the end of the one before (a marker may straddle them); only
+  // that end is kept: a crowd writes hundreds of megabytes, some chunks megabytes long.
   let tail = '';
   const watch = (chunk: string): void => {
-    tail = (tail + chunk).slice(-4_096);
-    if (waitingFor === undefined || !tail.includes(waitingFor)) return;
+    const text = tail + chunk;
+    tail = text.slice(-4_096);
+    if (waitingFor === undefined || !text.includes(waitingFor)) return;
     const next = pending.shift();
     if (next === undefined) return void (waitingFor = undefined);
     tail = '';

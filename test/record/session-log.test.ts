@@ -57,7 +57,7 @@ describe('session log: writing', () => {
         }
       };
       burst('a');
-      await Promise.resolve(); // the end of the burst: its lines are written
+      await new Promise((resolve) => setImmediate(resolve)); // the event loop's next turn: the burst's lines are written
       burst('b');
       await log.assertRecorded(bus.publish('tool.started', { callId: 'last', name: 't', args: {}, attempt: 1 }));
       const during = { syncs, writes };
