@@ -1,9 +1,9 @@
 /**
  * What a streaming scanner does with a one-character ASCII chunk that cannot change its state: a
- * small table-driven automaton run by `Scanner.push` instead of the machine. Between pushes the
- * scanner waits for a few characters (`stop-chars.ts`); any other character only moves it past,
- * and, before the block, is visible text. A quiet state answers, for each ASCII code, the progress
- * `push` returns (or undefined: the character needs the machine) and the shift after it.
+ * small table-driven automaton run by `StreamingScanner.push` instead of the machine. Between
+ * pushes the scanner waits for a few characters (`stop-chars.ts`); any other character only moves
+ * it past, and, before the block, is visible text. A quiet state answers, for each ASCII code, the
+ * progress `push` returns (or undefined: the character needs the machine) and the shift after it.
  *
  * The answers are shared, frozen objects, so such a push allocates nothing: the hidden states
  * answer `{ visible: '', closed }`; the visible states answer the character itself. The trimmer
@@ -20,8 +20,8 @@ import type { StopChars } from './stop-chars.js';
 export type ScanProgress = { visible: string; closed: boolean };
 
 /**
- * The quiet path's state, with `Scanner.quietShift` (0, or `AFTER_SPACE` when the trimmer holds one
- * space back): see the module comment.
+ * The quiet path's state, with `StreamingScanner.quietShift` (0, or `AFTER_SPACE` when the
+ * trimmer holds one space back): see the module comment.
  */
 export type QuietState = {
   /**

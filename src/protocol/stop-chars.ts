@@ -3,7 +3,7 @@
  * marker the scanners look for is ASCII, so a set is a 128-entry table and every other character
  * (U+0080 and up, surrogates included) is plain text to all of them. A streaming scanner whose
  * state is waiting reads a short chunk with no stop character by moving past it, with no further
- * work (see `Scanner.push` in `scan-output.ts`).
+ * work (see `StreamingScanner.push` in `streaming-scanner.ts`).
  */
 
 /** A set of ASCII characters: `set[code] === 1` for its members. */
