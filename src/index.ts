@@ -51,6 +51,10 @@ export type { SceneContext, SceneDefinition, SceneOptionSpec, SceneOptionValues 
 export { BUILT_IN_TOOLS } from './scene/scene-tools.js';
 export type * from './scene/types.js';
 export type { WorldPath, WorldReader, WorldState, WorldWriter } from './scene/world-types.js';
+export { resumeScene } from './record/resume-scene.js';
+export type { ResumeSceneOptions, ResumeResult } from './record/resume-scene.js';
+export { replayScene } from './record/replay-scene.js';
+export type { ReplaySceneOptions, ReplayReport } from './record/replay-scene.js';
 export { defineSkill } from './skills/define-skill.js';
 export { MAX_SKILL_DEPTH } from './skills/skill-frame.js';
 export type * from './skills/types.js';

@@ -73,6 +73,8 @@ export class ReplayDriver {
   private readonly early = new WeakSet<Envelope>();
   /** Call attempts whose start the log holds (`callId#attempt`): only those take their outcome from it. */
   private readonly recordedStarts = new Set<string>();
+  /** Approval requests seen and not yet decided (`call:` or `result:` + callId): asked again, they are a resume's. */
+  private readonly undecided = new Set<string>();
   private state: 'silent' | 'replaying' | 'live' | 'diverged' = 'silent';
   private liveIds: IdSource;
   private silentCount = 0;
@@ -172,7 +174,17 @@ export class ReplayDriver {
     const expected = this.expected[at]!;
     const wanted = loggedForm(expected, this.redactor);
     const got = loggedForm(event, this.redactor);
-    if (!sameEvent(wanted, got)) return this.diverge(expected, event, firstDifference(wanted, got), at);
+    if (!sameEvent(wanted, got)) {
+      // Stopped from outside while the log is replayed (Ctrl-C, SIGTERM): the shutting down is
+      // new, and written; the calls waiting for their recorded outcomes count as interrupted.
+      if (this.mode === 'resume' && event.type === 'scene.stopping') {
+        this.goLive();
+        this.early.add(event);
+        published.id = this.liveIds();
+        return;
+      }
+      return this.diverge(expected, event, firstDifference(wanted, got), at);
+    }
     published.id = expected.id;
     this.consumed[at] = 1;
     stream!.next++;
@@ -230,6 +242,11 @@ export class ReplayDriver {
   }
 
   private note(event: Envelope): void {
+    const approval = approvalKey(event);
+    if (approval !== undefined) {
+      if (event.type.endsWith('.requested')) this.undecided.add(approval);
+      else this.undecided.delete(approval);
+    }
     if (event.agent !== undefined) {
       if (event.type === 'llm.request') this.askingAgents.add(event.agent);
       else if (event.type === 'llm.response' || event.type === 'agent.finished') this.askingAgents.delete(event.agent);
@@ -285,6 +302,9 @@ export class ReplayDriver {
    */
   private owned(event: Envelope): boolean {
     if (STREAMED.has(event.type)) return event.agent !== undefined && this.replies.has(event.agent);
+    // A request made again for a decision still waiting: what an earlier resume did on going live.
+    const approval = approvalKey(event);
+    if (approval !== undefined && event.type.endsWith('.requested') && this.undecided.has(approval)) return true;
     if (event.cause !== undefined) return event.type !== 'agent.triggered' && this.made.has(event.cause);
     if (event.type === 'world.changed' || event.type === 'private.changed') return event.agent === undefined || this.calling.has(event.agent);
     return HOST_MADE.has(event.type);
@@ -369,6 +389,20 @@ export class ReplayDriver {
   private findFrom(from: number, test: (event: Envelope) => boolean): number | undefined {
     for (let index = from; index < this.expected.length; index++) if (this.consumed[index] === 0 && test(this.expected[index]!)) return index;
     return undefined;
+  }
+}
+
+/** Which approval an approval event is about (`call:<callId>`, `result:<callId>`), or undefined for any other event. */
+function approvalKey(event: Envelope): string | undefined {
+  switch (event.type) {
+    case 'tool.approval.requested':
+    case 'tool.approval.resolved':
+      return `call:${(event.data as { callId: string }).callId}`;
+    case 'tool.result.approval.requested':
+    case 'tool.result.approval.resolved':
+      return `result:${(event.data as { callId: string }).callId}`;
+    default:
+      return undefined;
   }
 }
 

@@ -10,40 +10,47 @@ import { resolveModel, type ResolveModelOptions } from '../llm/resolve-model.js'
 import { replayTargetOf } from '../scene/create-scene.js';
 import type { SceneDefinition } from '../scene/define-scene.js';
 import type { Scene, SceneModel, SceneResult } from '../scene/types.js';
+import type { Tool } from '../tools/types.js';
 import { latestCheckpoint } from './checkpoints.js';
 import { readLogStart, readLogTail } from './log-reader.js';
 import { replayable } from './log-segments.js';
 import { recordedProvider } from './recorded-provider.js';
 import { createRedactor } from './redact.js';
 import { ReplayDriver, type Divergence } from './replay-driver.js';
-import { createSessionLog, type SessionLog, type SessionLogOptions } from './session-log.js';
+import { createSessionLog, type SessionLogOptions } from './session-log.js';
 
-/** The options of `resumeScene`. */
-export type ResumeSceneOptions = {
-  /** The scene the log recorded (`troupe resume` loads it from the log's recipe). */
+/** How to build the scene a log recorded, and what to watch it with: what `resumeScene` and `replayScene` share. */
+export type RebuildOptions = {
+  /** The scene the log recorded (`troupe resume` and `troupe replay` load it from the log's recipe). */
   definition: SceneDefinition;
   /**
-   * The hash of the definition's source now (see `definitionHash`): a resume refuses to go on when
-   * it differs from the one the log recorded. Leave it out to skip the check.
+   * The hash of the definition's source now (see `definitionHash`): the log is refused when it
+   * differs from the one it recorded. Leave it out to skip the check.
    */
   definitionHash?: string;
   /** The model the scene's members run on (default: the log's `--model`, made again from the environment). */
   model?: SceneModel;
   /** How a model spec is made into a provider (environment, adapter loading). */
   resolve?: ResolveModelOptions;
+  /** Tools every member gets, as `troupe run --mcp` gave them (`SceneContext.tools`). */
+  tools?: readonly Tool[];
   /**
    * Subscribes to the scene's bus before any event (as `createScene`'s `observe`). It sees the
    * events replayed from the log too: decide approvals only from `onLive` on.
    */
   observe?: (bus: Bus) => void;
+  logger?: Logger;
+};
+
+/** The options of `resumeScene`. */
+export type ResumeSceneOptions = RebuildOptions & {
   /**
    * Called once the log is used up and the scene goes on live, just before the approval requests
    * still waiting at the crash are published again (bound to the same calls and arguments).
    */
   onLive?: (scene: Scene) => void;
-  logger?: Logger;
   /** Options of the log as it goes on being written (fsync, redaction, checkpoints). */
-  log?: Omit<SessionLogOptions, 'mode' | 'accept' | 'lines'>;
+  log?: Omit<SessionLogOptions, 'mode' | 'accept' | 'lines' | 'recipe'>;
 };
 
 /** How a resume went: the scene's result, and where it took up. */
@@ -57,6 +64,16 @@ export type ResumeResult = {
   replayed: number;
   /** Checkpoints it passed over because they were damaged, each with why. */
   skippedCheckpoints: { file: string; reason: string }[];
+};
+
+/** A scene rebuilt from its log and ready to go on: `run` replays the log, then continues live. */
+export type OpenedResume = Omit<ResumeResult, 'result'> & {
+  readonly scene: Scene;
+  readonly recipe: SceneRecipe;
+  /** Replays what the log holds after the checkpoint, then runs the ticks left; `beforeTick` as for `scene.run`. */
+  run(options?: { beforeTick?: (tick: number) => Promise<void> | undefined }): Promise<ResumeResult>;
+  /** Closes the log without running (when the host gives up before `run`). */
+  close(): Promise<void>;
 };
 
 /**
@@ -73,17 +90,19 @@ export type ResumeResult = {
  * const { result } = await resumeScene('runs/tavern.jsonl', { definition: tavernScene });
  */
 export async function resumeScene(logPath: string, options: ResumeSceneOptions): Promise<ResumeResult> {
+  const opened = await openResume(logPath, options);
+  return opened.run();
+}
+
+/**
+ * `resumeScene` in two steps, for a host that wires the scene up (signals, an inspector) before it
+ * goes on: builds the scene from the log and its newest checkpoint, and returns it ready to `run`.
+ */
+export async function openResume(logPath: string, options: ResumeSceneOptions): Promise<OpenedResume> {
   const path = resolve(logPath);
-  const refuse = (why: string): never => {
-    throw new TroupeError('resume_refused', `cannot resume ${path}: ${why}`);
-  };
-  const { header, start, text } = readLogStart(path);
-  const opened = firstOpened(text);
-  const recipe = opened?.data.recipe;
-  if (opened === undefined || recipe === undefined) return refuse('it records no scene recipe (it was not written by troupe run, or its first lines are lost)');
-  if (options.definitionHash !== undefined && options.definitionHash !== recipe.definitionHash) {
-    return refuse(`the code of scene "${recipe.scene}" changed since the log was written (definition hash ${recipe.definitionHash.slice(0, 12)}…, now ${options.definitionHash.slice(0, 12)}…)`);
-  }
+  const refuse = refuser('resume', path);
+  const { opened, recipe, header, start } = readRecipeAt(path, refuse);
+  checkHash(recipe, options.definitionHash, refuse);
   const { checkpoint, rejected } = latestCheckpoint(path);
   const tail = readLogTail(path, header, checkpoint?.position ?? start);
   if (tail.tampered.length > 0) {
@@ -94,8 +113,7 @@ export async function resumeScene(logPath: string, options: ResumeSceneOptions):
   if (plan.finished !== undefined) return refuse(`the run finished (reason ${plan.finished.reason}, line ${plan.finished.line}): there is nothing to resume`);
   const lastLine = tail.lines.at(-1) ?? checkpoint?.position.line ?? start.line;
   const redactor = createRedactor({ secrets: options.log?.redact ?? [] });
-  const liveIds = sequentialIds(`${recipe.scene}-r${randomUUID().slice(0, 8)}`);
-  const driver = new ReplayDriver('resume', plan.events, plan.lines, redactor, liveIds);
+  const driver = new ReplayDriver('resume', plan.events, plan.lines, redactor, sequentialIds(`${recipe.scene}-r${randomUUID().slice(0, 8)}`));
   let goneLive = false;
   const log = createSessionLog(path, {
     ...options.log,
@@ -105,7 +123,7 @@ export async function resumeScene(logPath: string, options: ResumeSceneOptions):
       if (!driver.accept(event)) return false;
       if (!goneLive) {
         goneLive = true;
-        // The new segment's own line, before its first event.
+        // The resume's own line, before the first event it adds.
         log.record(openedEvent(log.run, opened.data.run, recipe, checkpoint?.tick ?? 0, checkpoint?.number));
       }
       return true;
@@ -123,44 +141,67 @@ export async function resumeScene(logPath: string, options: ResumeSceneOptions):
     provider: (provider) => recordedProvider(provider, driver),
     journal: (call, attempt) => driver.attempt(call, attempt),
   };
+  let scene: Scene;
   try {
-    const model = options.model ?? (recipe.model === undefined ? undefined : await recipeModel(recipe, options.resolve));
+    const model = options.model ?? (await recipeModel(recipe, options.resolve));
     // Without a checkpoint the run starts over, and the scene's first events (its agents spawning)
     // are the log's first: they are followed from the start.
     if (checkpoint === undefined) driver.follow();
-    const scene = await options.definition.create({
+    scene = await options.definition.create({
       seed: recipe.seed,
       options: recipe.options as Record<string, string | number | boolean>,
       log,
       ...(options.observe !== undefined && { observe: options.observe }),
       ...(options.logger !== undefined && { logger: options.logger }),
       ...(model !== undefined && { model }),
+      ...(options.tools !== undefined && { tools: options.tools }),
     });
     if (scene.clockMode !== 'stepped') refuse(`scene "${recipe.scene}" runs on a ${scene.clockMode} clock; a resume replays stepped scenes only`);
     if (checkpoint !== undefined) scene.restore(checkpoint.snapshot as never);
-    const target = replayTargetOf(scene);
-    driver.begin(target);
-    const afterReplay = driver.done.then(async () => {
-      if (driver.divergence !== undefined) return void (await scene.stop('error'));
-      options.onLive?.(scene);
-      target.requestApprovalsAgain();
-    });
-    const left = recipe.ticks === undefined ? Number.POSITIVE_INFINITY : recipe.ticks - scene.tick;
-    const result = left > 0 ? await scene.run({ ticks: left }) : await scene.stop('ticks');
-    await Promise.race([afterReplay, Promise.resolve()]);
-    if (driver.divergence !== undefined) {
-      throw new TroupeError('replay_diverged', `cannot resume ${path}: ${describeDivergence(driver.divergence)}`);
-    }
-    return {
-      result,
-      fromTick: checkpoint?.tick ?? 0,
-      ...(checkpoint !== undefined && { checkpoint: checkpoint.number }),
-      replayed: plan.events.length,
-      skippedCheckpoints: rejected,
-    };
-  } finally {
+  } catch (error) {
     await log.close();
+    throw error;
   }
+  const where = {
+    fromTick: checkpoint?.tick ?? 0,
+    ...(checkpoint !== undefined && { checkpoint: checkpoint.number }),
+    replayed: plan.events.length,
+    skippedCheckpoints: rejected,
+  };
+  return {
+    ...where,
+    scene,
+    recipe,
+    close: () => log.close(),
+    async run(runOptions = {}) {
+      try {
+        const target = replayTargetOf(scene);
+        driver.begin(target);
+        const afterReplay = driver.done.then(async () => {
+          if (driver.divergence !== undefined) return void (await scene.stop('error'));
+          if (scene.stopped) return;
+          options.onLive?.(scene);
+          target.requestApprovalsAgain();
+        });
+        const left = recipe.ticks === undefined ? Number.POSITIVE_INFINITY : recipe.ticks - scene.tick;
+        const result = left > 0 ? await scene.run({ ticks: left, ...(runOptions.beforeTick !== undefined && { beforeTick: runOptions.beforeTick }) }) : await scene.stop('ticks');
+        await Promise.race([afterReplay, Promise.resolve()]);
+        if (driver.divergence !== undefined) throw new TroupeError('replay_diverged', `cannot resume ${path}: ${describeDivergence(driver.divergence)}`);
+        return { ...where, result };
+      } finally {
+        await log.close();
+      }
+    },
+  };
+}
+
+/**
+ * The recipe a log opens with: how `troupe run` built its scene. Throws `TroupeError`
+ * (`resume_refused`) when the log has none.
+ */
+export function readRecipe(logPath: string): SceneRecipe {
+  const path = resolve(logPath);
+  return readRecipeAt(path, refuser('resume', path)).recipe;
 }
 
 /** One line on where a run left its log: event number and line, types, the field, and a hint. */
@@ -170,6 +211,28 @@ export function describeDivergence(divergence: Divergence): string {
   const where = line > 0 ? `event ${index} (line ${line})` : `event ${index}`;
   const detail = field === undefined ? '' : ` (they differ at ${field})`;
   return `the run left its log at ${where}: the log has ${name(expected)}, the run made ${name(actual)}${detail}; ${hint}`;
+}
+
+/** Throws `resume_refused` for `path`, saying why. */
+export function refuser(verb: 'resume' | 'replay', path: string): (why: string) => never {
+  return (why) => {
+    throw new TroupeError('resume_refused', `cannot ${verb} ${path}: ${why}`);
+  };
+}
+
+/** Refuses a definition whose code is not the code the log was written with. */
+export function checkHash(recipe: SceneRecipe, now: string | undefined, refuse: (why: string) => never): void {
+  if (now === undefined || now === recipe.definitionHash) return;
+  refuse(`the code of scene "${recipe.scene}" changed since the log was written (definition hash ${recipe.definitionHash.slice(0, 12)}…, now ${now.slice(0, 12)}…)`);
+}
+
+/** The log's header, where its events start, and its first event, the run's `log.opened` with the recipe. */
+export function readRecipeAt(path: string, refuse: (why: string) => never) {
+  const { header, start, text } = readLogStart(path);
+  const opened = firstOpened(text);
+  const recipe = opened?.data.recipe;
+  if (opened === undefined || recipe === undefined) return refuse('it records no scene recipe (it was not written by troupe run or with createSessionLog({ recipe }), or its first lines are lost)');
+  return { opened, recipe, header, start };
 }
 
 /** The log's first event when it is the run's `log.opened` (read from the start of the file only). */
@@ -193,8 +256,10 @@ function openedEvent(run: string, resumes: string, recipe: SceneRecipe, fromTick
   } as Envelope<'log.opened'>;
 }
 
-async function recipeModel(recipe: SceneRecipe, options: ResolveModelOptions | undefined): Promise<SceneModel> {
-  const { spec, protocol } = recipe.model!;
+/** The log's `--model`, made again from the environment (its keys are never in the log). */
+export async function recipeModel(recipe: SceneRecipe, options: ResolveModelOptions | undefined): Promise<SceneModel | undefined> {
+  if (recipe.model === undefined) return undefined;
+  const { spec, protocol } = recipe.model;
   try {
     const provider = await resolveModel(spec, options);
     return protocol === undefined ? { provider } : { provider, protocol };
