@@ -1,39 +1,13 @@
-import type { Agent } from '../agent/agent-options.js';
 import type { Envelope } from '../bus/events.js';
 import type { IdSource } from '../bus/ids.js';
 import type { Redactor } from '../bus/safe-json.js';
 import type { ModelResponse } from '../llm/types.js';
-import { ProviderError } from '../llm/provider-error.js';
 import type { ToolCall } from '../protocol/types.js';
-import type { RecordedAttempt } from '../tools/dispatch-options.js';
+import type { RecordedAttempt, RecordedEnd } from '../tools/dispatch-options.js';
 import { firstDifference, loggedForm, sameEvent } from './event-match.js';
+import { answerOf, approvalKey, failureOf, hintFor, outcomeOf, pending, streamOf, type Divergence, type Pending, type ReplayMode, type ReplayTarget } from './replay-events.js';
 
-/** `resume` takes tools' outcomes from the log (a recorded call never runs again); `replay` runs them again and compares. */
-export type ReplayMode = 'resume' | 'replay';
-
-/** What the driver needs of what it drives: the agents, and how to apply a recorded change of the world or of private state. */
-export type ReplayTarget = {
-  agent(name: string): Agent | undefined;
-  /** Publishes an event as the log has it (on the bus being replayed). */
-  publish(event: Envelope): void;
-  applyWorld(path: string, value: unknown, writer: { agent?: string; cause?: string }): void;
-  applyPrivate(agent: string, path: string, value: unknown, cause: string | undefined): void;
-  /** Publishes again every approval request still waiting (a resume going on live); returns how many. */
-  requestApprovalsAgain(): number;
-};
-
-/** Where a run stopped following its log: the first event that differs. */
-export type Divergence = {
-  /** The event's position among the compared events, from 1. */
-  index: number;
-  /** Its line in the log (0 when the log had ended: the run made an event the log does not hold). */
-  line: number;
-  expected?: { type: string; agent?: string };
-  actual?: { type: string; agent?: string };
-  /** The first field that differs, when both events are of the same type. */
-  field?: string;
-  hint: string;
-};
+export type { Divergence, ReplayMode, ReplayTarget } from './replay-events.js';
 
 // Events about the log, the bus or a viewer, not about the scene: never compared.
 const IGNORED: ReadonlySet<string> = new Set(['bus.error', 'log.error', 'log.opened', 'log.checkpoint', 'inspector.paused']);
@@ -42,7 +16,8 @@ const STREAMED: ReadonlySet<string> = new Set(['llm.delta', 'llm.reasoning', 'll
 // What a host says or does from outside: published again as the log has it.
 const HOST_MADE: ReadonlySet<string> = new Set(['scene.event', 'agent.said', 'world.changed']);
 
-type Pending<T> = { resolve: (value: T) => void; reject: (error: unknown) => void; promise: Promise<T> };
+const INTERRUPTED: RecordedAttempt = Object.freeze({ kind: 'interrupted' });
+
 
 /**
  * Runs a scene (or agents) again in lockstep with its log. Each event the run publishes is
@@ -81,6 +56,8 @@ export class ReplayDriver {
   private pumpQueued = false;
   /** Agents whose model call the log holds, and is not answered yet: agent → its next answer. */
   private readonly replies = new Map<string, Pending<ModelResponse>>();
+  /** Calls an earlier resume found interrupted, waiting for the log to say so: callId → the outcome. */
+  private readonly interruptions = new Map<string, { waiting: Pending<RecordedAttempt>; outcome: RecordedAttempt }>();
   /** Calls whose outcome the log holds, waiting for their turn: `callId#attempt` → the outcome. */
   private readonly outcomes = new Map<string, Pending<RecordedAttempt>>();
   /** Ids of recorded calls' starts and of what they made: events that follow from them are the log's to make. */
@@ -224,9 +201,11 @@ export class ReplayDriver {
 
   /** A call attempt's outcome as the log holds it (resume only): at once when it is next, else when reached. */
   attempt(call: ToolCall, attempt: number): RecordedAttempt | Promise<RecordedAttempt> | undefined {
-    if (this.mode !== 'resume' || this.state !== 'replaying') return undefined;
+    if (this.mode !== 'resume') return undefined;
     // A call the log never saw start is new: it runs.
     if (!this.recordedStarts.has(`${call.callId}#${attempt}`)) return undefined;
+    // Its start was the log's last event (the run went on live as it matched): it never ended.
+    if (this.state !== 'replaying') return INTERRUPTED;
     // What the call did comes first, now: a call that ended at once ends at once again.
     this.makeOwned();
     const ends = (event: Envelope): boolean =>
@@ -234,6 +213,17 @@ export class ReplayDriver {
       (event.data as { callId: string; attempt: number }).callId === call.callId &&
       (event.data as { attempt: number }).attempt === attempt;
     const at = this.findFrom(this.cursor, ends);
+    // An earlier resume found this attempt interrupted (and may have recorded how that ended):
+    // the run says so again when the log does, and the recorded end holds.
+    const interruptedAt = this.findFrom(this.cursor, (event) => event.type === 'tool.interrupted' && (event.data as { callId: string }).callId === call.callId);
+    if (interruptedAt !== undefined && (at === undefined || interruptedAt < at)) {
+      const outcome: RecordedAttempt = at === undefined ? INTERRUPTED : { kind: 'interrupted', then: outcomeOf(this.expected[at]!) as RecordedEnd };
+      if (interruptedAt === this.nextIndex()) return outcome;
+      const waiting = pending<RecordedAttempt>();
+      this.interruptions.set(call.callId, { waiting, outcome });
+      this.schedulePump();
+      return waiting.promise;
+    }
     if (at !== undefined && at === this.nextIndex()) return outcomeOf(this.expected[at]!);
     const waiting = pending<RecordedAttempt>();
     this.outcomes.set(`${call.callId}#${attempt}`, waiting);
@@ -330,6 +320,14 @@ export class ReplayDriver {
       else waiting.reject(failureOf(next));
       return;
     }
+    if (next.type === 'tool.interrupted') {
+      const callId = data.callId as string;
+      const interruption = this.interruptions.get(callId);
+      if (interruption === undefined) return;
+      this.interruptions.delete(callId);
+      interruption.waiting.resolve(interruption.outcome);
+      return;
+    }
     if (next.type === 'tool.completed' || next.type === 'tool.failed') {
       const key = `${data.callId as string}#${data.attempt as number}`;
       const waiting = this.outcomes.get(key);
@@ -355,8 +353,10 @@ export class ReplayDriver {
     this.state = 'live';
     for (const [agent, waiting] of this.replies) waiting.reject(new LiveAgain(agent));
     this.replies.clear();
-    for (const waiting of this.outcomes.values()) waiting.resolve({ kind: 'interrupted' });
+    for (const waiting of this.outcomes.values()) waiting.resolve(INTERRUPTED);
     this.outcomes.clear();
+    for (const { waiting, outcome } of this.interruptions.values()) waiting.resolve(outcome);
+    this.interruptions.clear();
     this.ended.resolve();
   }
 
@@ -392,68 +392,10 @@ export class ReplayDriver {
   }
 }
 
-/** Which approval an approval event is about (`call:<callId>`, `result:<callId>`), or undefined for any other event. */
-function approvalKey(event: Envelope): string | undefined {
-  switch (event.type) {
-    case 'tool.approval.requested':
-    case 'tool.approval.resolved':
-      return `call:${(event.data as { callId: string }).callId}`;
-    case 'tool.result.approval.requested':
-    case 'tool.result.approval.resolved':
-      return `result:${(event.data as { callId: string }).callId}`;
-    default:
-      return undefined;
-  }
-}
-
-/** The sequence an event belongs to: its agent's, or the scene's and the host's. */
-function streamOf(event: Envelope): string {
-  return event.agent ?? '';
-}
-
 /** Thrown to a model call the log asked but never answered: the caller asks the model itself. */
 export class LiveAgain extends Error {
   constructor(agent: string) {
     super(`the log holds no answer to ${agent}'s model call: asking the model`);
     this.name = 'LiveAgain';
   }
-}
-
-function answerOf(event: Envelope): ModelResponse {
-  const { text, toolCalls, finishReason, stopSequence, usage, passed } = event.data as Record<string, unknown>;
-  const response: ModelResponse = { text: text as string, finishReason: finishReason as ModelResponse['finishReason'] };
-  if (toolCalls !== undefined) response.toolCalls = toolCalls as ModelResponse['toolCalls'];
-  if (stopSequence !== undefined) response.stopSequence = stopSequence as string;
-  if (usage !== undefined) response.usage = usage as ModelResponse['usage'];
-  if (passed === true) response.passed = true;
-  return response;
-}
-
-function failureOf(event: Envelope): ProviderError {
-  const { kind, message, retryable, retryAfterMs } = event.data as { kind: ProviderError['kind']; message: string; retryable: boolean; retryAfterMs?: number };
-  return new ProviderError(kind, message, { retryable, ...(retryAfterMs !== undefined && { retryAfterMs }) });
-}
-
-function outcomeOf(event: Envelope): RecordedAttempt {
-  const data = event.data as { output?: unknown; error?: RecordedAttempt & { kind: string } };
-  return event.type === 'tool.completed' ? { kind: 'completed', output: data.output } : { kind: 'failed', error: data.error as never };
-}
-
-function pending<T>(): Pending<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((yes, no) => {
-    resolve = yes;
-    reject = no;
-  });
-  // Nobody may be waiting when the log ends; an unhandled rejection must not crash the process.
-  promise.catch(() => undefined);
-  return { resolve, reject, promise };
-}
-
-function hintFor(expected: Envelope | undefined, actual: Envelope | undefined, field: string | undefined): string {
-  if (expected === undefined) return 'the run made an event the log does not hold: the scene did more than it did when the log was written';
-  if (actual === undefined) return 'the log holds an event the run cannot make: the scene or its tools changed since the log was written';
-  if (expected.type !== actual.type) return 'the run took another path here: the scene, its tools or its brains changed, or depend on something outside the log (time, files, randomness not from the seed)';
-  return `the same event with other data${field === undefined ? '' : ` at ${field}`}: a tool or brain gave another answer than when the log was written`;
 }

@@ -52,8 +52,10 @@ export type SessionLogOptions = {
   accept?: (event: Envelope) => boolean;
   /**
    * When to write a checkpoint of the scene beside the log (`<log>.checkpoints/`), checked after
-   * each tick: once `everyEvents` events were written since the last one (default 10,000), or
-   * every `everyTicks` ticks; `false` for none. A resume starts from the newest checkpoint.
+   * each tick: once `everyEvents` events were written since the last one, or every `everyTicks`
+   * ticks; `false` for none. A resume starts from the newest checkpoint. The default, 10,000
+   * events, also waits after each checkpoint nineteen times as long as it took (checkpoints cost
+   * at most about 5% of the run); a policy given here is kept exactly.
    */
   checkpoints?: { everyEvents?: number; everyTicks?: number } | false;
   /** Lines the file holds already, header included, when appending (so checkpoints know where they are). */
@@ -170,6 +172,10 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
   let chain = opened.chain;
   let lines = (options.mode === 'append' ? (options.lines ?? Number.NaN) : 0) + opened.added;
   const policy = options.checkpoints === false ? undefined : { everyEvents: 10_000, ...options.checkpoints };
+  // The default policy also keeps checkpoints to about 5% of the run's time: a big scene's
+  // snapshot costs more than 10,000 events of a small one. A policy the host set is kept exactly.
+  const capped = options.checkpoints === undefined;
+  let notBefore = 0;
   let checkpoints = policy === undefined ? 0 : lastCheckpointNumber(absolute);
   let sinceCheckpoint = { events: 0, ticks: 0 };
   const checksums = opened.version >= 2;
@@ -250,7 +256,7 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
 
   const flush = (): number => {
     if (failure !== undefined || closed || !writePending()) return size;
-    if (onDisk < written) {
+    if (onDisk < written || needSync) {
       try {
         if (needSync) fs.fsyncSync(fd);
       } catch (error) {
@@ -331,14 +337,19 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
     if (policy === undefined || closed || failure !== undefined) return;
     sinceCheckpoint.ticks++;
     const due = sinceCheckpoint.events >= (policy.everyEvents ?? Number.POSITIVE_INFINITY) || sinceCheckpoint.ticks >= (policy.everyTicks ?? Number.POSITIVE_INFINITY);
-    if (!due) return;
+    if (!due || (capped && performance.now() < notBefore)) return;
+    // The checkpoint names a place in the log: what comes before it must be on disk first.
+    if (fsync !== 'never') needSync = true;
     flush();
     if (failure !== undefined) return;
     try {
+      const startedAt = performance.now();
       const number = ++checkpoints;
       const written = writeCheckpoint(absolute, number, tick, { offset: size, line: lines + 1, chain }, snapshot());
       record({ id: `log-${randomUUID().slice(0, 8)}`, type: 'log.checkpoint', at: Date.now(), data: { number, tick, file: written.file, sha256: written.sha256 } });
       sinceCheckpoint = { events: 0, ticks: 0 };
+      const tookMs = performance.now() - startedAt;
+      notBefore = performance.now() + 19 * tookMs;
     } catch (error) {
       // A checkpoint that cannot be written costs only resume time: the log goes on, and says so.
       record({ id: `log-${randomUUID().slice(0, 8)}`, type: 'log.error', at: Date.now(), data: { message: `checkpoint not written: ${errorMessage(error)}`, path: absolute } });

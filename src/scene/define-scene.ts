@@ -66,6 +66,9 @@ export function defineScene(definition: SceneDefinition): SceneDefinition {
     if (!/^[a-z][a-z0-9-]*$/.test(name) || RESERVED.has(name)) {
       throw new ConfigError(`defineScene: option "${name}" must be lower-case letters, digits and dashes, and not ${[...RESERVED].join(', ')}`);
     }
+    if (!['number', 'string', 'boolean'].includes(spec.type)) {
+      throw new ConfigError(`defineScene: option "${name}" has type ${JSON.stringify(spec.type)}; the types are 'number' (with integer: true for whole numbers), 'string' and 'boolean'`);
+    }
     if (typeof spec.default !== spec.type) {
       throw new ConfigError(`defineScene: option "${name}" is a ${spec.type}, but its default is ${typeof spec.default}`);
     }

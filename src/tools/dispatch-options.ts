@@ -12,7 +12,13 @@ export type { CallResult } from './types.js';
  * How a call's attempt went, as a journal (a resume's log) recorded it: completed, failed, or
  * started and never ended (`interrupted`: the process stopped while it ran).
  */
-export type RecordedAttempt = { kind: 'completed'; output: unknown } | { kind: 'failed'; error: ToolFailure } | { kind: 'interrupted' };
+export type RecordedAttempt = RecordedEnd | { kind: 'interrupted'; then?: RecordedEnd };
+
+/**
+ * How an attempt ended, as recorded. After `interrupted`, `then` is the end an earlier resume
+ * recorded for it (the rerun's result, or the failure that said its outcome was unknown).
+ */
+export type RecordedEnd = { kind: 'completed'; output: unknown } | { kind: 'failed'; error: ToolFailure };
 
 /** A validated call and the tool that runs it. */
 export type CallEntry = { call: ToolCall; tool: Tool };

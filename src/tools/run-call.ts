@@ -195,6 +195,8 @@ class CallRun implements DispatcherSource {
       if (outcome.kind === 'failed') throw new ToolError(outcome.error.message, outcome.error);
       const rerun = tool.readOnly === true || tool.idempotent === true;
       dispatch.options.publish('tool.interrupted', { callId: call.callId, name: call.name, args, rerun });
+      // An earlier resume decided already, and recorded how that ended: it holds, nothing runs.
+      if (outcome.then !== undefined) return settle(outcome.then, args, context);
       if (rerun) return tool.execute(args, context);
       throw new ToolError(INTERRUPTED, { kind: 'unknown', retryable: false });
     };
