@@ -178,4 +178,10 @@ export type SceneRecipe = {
   model?: { spec: string; protocol?: 'xml' | 'native' };
   /** SHA-256 of the scene's source files, to refuse a resume with changed code. */
   definitionHash: string;
+  /** How `troupe run` answered approval requests (`--approve`), which a resume answers the same way. */
+  approve?: 'ask' | 'all' | 'none';
+  /** The MCP servers `troupe run` started (`--mcp`), each as its words: a resume starts them again. */
+  mcp?: string[][];
+  /** How often the log is checkpointed (`--checkpoints`), which a resume keeps to: every N ticks, or `false`. */
+  checkpoints?: { everyTicks: number } | false;
 };

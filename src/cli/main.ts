@@ -4,13 +4,15 @@ import { pathToFileURL } from 'node:url';
 import { EXIT, resolveIo, type CliOptions } from './cli-io.js';
 import { inspectCommand } from './inspect-command.js';
 import { listCommand } from './list-command.js';
+import { replayCommand } from './replay-command.js';
+import { resumeCommand } from './resume-command.js';
 import { runCommand } from './run-command.js';
 import { USAGE } from './usage.js';
 
 export type { CliOptions } from './cli-io.js';
 
 /**
- * The `troupe` command: `run <scene>`, `list` and `inspect <log>`. Resolves with the exit code
+ * The `troupe` command: `run <scene>`, `resume <log>`, `replay <log>`, `list` and `inspect <log>`. Resolves with the exit code
  * (0 done, 1 the scene failed, 2 usage error, 130 Ctrl-C, 143 SIGTERM) instead of exiting, so tests call
  * it directly with in-memory streams.
  *
@@ -33,6 +35,10 @@ export async function main(
         return await listCommand(rest, io);
       case 'inspect':
         return await inspectCommand(rest, io);
+      case 'resume':
+        return await resumeCommand(rest, io);
+      case 'replay':
+        return await replayCommand(rest, io);
       case 'help':
       case '--help':
       case '-h':
@@ -42,7 +48,7 @@ export async function main(
         err.write(`${USAGE}\n`);
         return EXIT.usage;
       default:
-        err.write(`troupe: unknown command "${command}" (commands: run, list, inspect, help)\n`);
+        err.write(`troupe: unknown command "${command}" (commands: run, resume, replay, list, inspect, help)\n`);
         return EXIT.usage;
     }
   } catch (error) {

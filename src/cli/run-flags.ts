@@ -16,6 +16,8 @@ export type RunFlags = {
   /** Absent: a random seed, printed so the run can be repeated. */
   seed: number | undefined;
   log: string | undefined;
+  /** With `log`: a checkpoint every this many ticks (0: none; absent: every 10,000 events). */
+  checkpoints: number | undefined;
   quiet: boolean;
   json: boolean;
   help: boolean;
@@ -45,6 +47,7 @@ export const COMMON_FLAGS: Record<string, ArgOption> = {
   ticks: { type: 'string' },
   seed: { type: 'string' },
   log: { type: 'string' },
+  checkpoints: { type: 'string' },
   quiet: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -91,6 +94,9 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
   if (!seed.ok) return seed;
   const log = values.log as string | undefined;
   if (log !== undefined && log.trim() === '') return failure('--log needs a file path, e.g. --log run.jsonl');
+  const checkpoints = integerFlag('checkpoints', values.checkpoints, 0);
+  if (!checkpoints.ok) return checkpoints;
+  if (checkpoints.value !== undefined && log === undefined) return failure('--checkpoints is how often a --log is checkpointed: give --log too');
   const model = values.model as string | undefined;
   if (model !== undefined && !/^[a-z]+:\S/i.test(model.trim())) {
     return failure(`--model needs <provider>:<model>, e.g. --model openai:gpt-4o-mini (got ${JSON.stringify(model)})`);
@@ -122,6 +128,7 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
     ticks: ticks.value,
     seed: seed.value,
     log,
+    checkpoints: checkpoints.value,
     quiet: values.quiet === true,
     json: values.json === true,
     help: values.help === true,
@@ -163,7 +170,7 @@ function integerFlag(name: string, raw: unknown, min: number): Outcome<number | 
   const text = String(raw);
   const value = /^[+-]?\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < min) {
-    return failure(`--${name} must be ${min === 1 ? 'a positive integer' : 'an integer'}; got ${JSON.stringify(text)}`);
+    return failure(`--${name} must be ${min === 1 ? 'a positive integer' : min === 0 ? 'an integer, 0 or more' : 'an integer'}; got ${JSON.stringify(text)}`);
   }
   return success(value);
 }

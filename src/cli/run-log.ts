@@ -1,5 +1,6 @@
 import type { Bus, Unsubscribe } from '../bus/bus.js';
 import type { Envelope } from '../bus/events.js';
+import type { SceneRecipe } from '../bus/event-data.js';
 import { createSessionLog, type SessionLog } from '../record/session-log.js';
 
 /** The `--log` file of one run, and what the CLI does to make sure it records everything. */
@@ -18,13 +19,14 @@ export type RunLog = {
 };
 
 /**
- * Opens the session log for `--log` (throws a `LogError` when it cannot); `watch` it on the
+ * Opens the session log for `--log`, its first line the run's recipe (throws a `LogError` when it
+ * cannot, or when the file holds a run already: that one is resumed, not overwritten); `watch` it on the
  * scene's bus as soon as that exists. A scene passes `context.log` to `createScene`, which attaches it and uses it for the
  * write-ahead check before each tool call; the CLI attaches it only when the scene did not, so
  * no event is recorded twice.
  */
-export function openRunLog(path: string): RunLog {
-  const inner = createSessionLog(path);
+export function openRunLog(path: string, recipe: SceneRecipe): RunLog {
+  const inner = createSessionLog(path, { recipe, ...(recipe.checkpoints !== undefined && { checkpoints: recipe.checkpoints }) });
   let attached = false;
   const early: Envelope[] = [];
   let stopBuffering: Unsubscribe | undefined;

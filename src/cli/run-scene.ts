@@ -3,7 +3,7 @@ import type { Bus } from '../bus/bus.js';
 import { recordProvider } from '../llm/cassette.js';
 import { resolveModel } from '../llm/resolve-model.js';
 import type { Scene, SceneModel, SceneResult } from '../scene/types.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, LogError, TroupeError } from '../errors.js';
 import { createCliLogger } from './cli-logger.js';
 import { EXIT, exitCodeOf, type CliIo } from './cli-io.js';
 import { errorText } from './error-text.js';
@@ -11,6 +11,8 @@ import type { EventHistory } from '../inspect/event-history.js';
 import { openInspectorSession, runHistory, type InspectorSession } from './inspect-session.js';
 import type { RunFlags } from './run-flags.js';
 import { openRunLog, type RunLog } from './run-log.js';
+import { sceneRecipe } from './scene-recipe.js';
+import { openResume, type OpenedResume } from '../record/resume-scene.js';
 import { openMcpServers, type McpServers } from './mcp-servers.js';
 import { createRunOutput } from './run-output.js';
 import type { LoadedScene } from './scene-loader.js';
@@ -22,12 +24,17 @@ import { terminalSafe } from './terminal-text.js';
 import { defaultSummary } from './summary.js';
 import { unusedModel } from './unused-model.js';
 
+/** A run that continues a log (`troupe resume`): the log, and the hash of the scene's code now. */
+export type ResumeFrom = { log: string; hash: string };
+
 /**
  * Runs a loaded scene as the flags say: builds it on a bus the CLI made (so every event, from the
  * first agent spawned on, is shown and logged), runs it for the ticks asked, stops it on Ctrl-C,
- * and prints the summary. Resolves with the exit code; never throws for a scene's own failure.
+ * and prints the summary. With `resume`, the scene is built again from the log and continues it
+ * (the flags then come from the log's recipe). Resolves with the exit code; never throws for a
+ * scene's own failure.
  */
-export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo): Promise<number> {
+export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo, resume?: ResumeFrom): Promise<number> {
   const { definition, name, folder, file } = loaded;
   const logger = createCliLogger(io.err, io.env, wantsColour(io.err, io.env));
   if (!logger.ok) return fail(io, logger.problem, EXIT.usage);
@@ -36,9 +43,9 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
   const output = createRunOutput(flags, ticks, io);
 
   let runLog: RunLog | undefined;
-  if (flags.log !== undefined) {
+  if (flags.log !== undefined && resume === undefined) {
     try {
-      runLog = openRunLog(flags.log);
+      runLog = openRunLog(flags.log, sceneRecipe(loaded, flags, seed, ticks));
     } catch (error) {
       output.finish();
       return fail(io, `cannot open --log ${flags.log}: ${(error as Error).message}`, EXIT.failed);
@@ -46,6 +53,7 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
   }
   let signals: SignalWatch | undefined;
   let session: InspectorSession | undefined;
+  let resumed: OpenedResume | undefined;
   let mcp: McpServers | undefined;
   const finish = async (code: number): Promise<number> => {
     signals?.dispose();
@@ -53,6 +61,8 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
     // The scene is over: its MCP servers go, whatever the way out (done, failed, Ctrl-C).
     await mcp?.close();
     const problem = await runLog?.close();
+    // A resume's log closes when its run ends; this closes it when the run never started.
+    await resumed?.close();
     if (session !== undefined) {
       // --inspect keeps the page up once the scene is over, until Ctrl-C; Ctrl-C during the run quits.
       if (signals?.signal === undefined) await session.serveUntilInterrupted(code === EXIT.ok ? 'the scene has ended' : 'the scene failed');
@@ -93,20 +103,47 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
   }
   const tools = mcp?.tools;
   let scene: Scene;
-  try {
-    scene = await definition.create({
-      observe,
-      seed,
-      logger: logger.value,
-      log: runLog?.log,
-      ...(model !== undefined && { model }),
-      ...(tools !== undefined && { tools }),
-      options: flags.options,
-    });
-  } catch (error) {
-    output.finish();
-    io.err.write(`troupe: scene "${name}" failed while being built:\n${errorText(error, folder)}\n`);
-    return finish(EXIT.failed);
+  // Answers approvals as --approve says; on a resume, only once the log is used up (before, the log holds the answers).
+  let stopAnswering: (() => void) | undefined;
+  const answer = (target: Scene, bus: Bus): void => {
+    if (flags.approve !== 'ask') stopAnswering = answerApprovals(target, bus, flags.approve);
+  };
+  if (resume !== undefined) {
+    try {
+      resumed = await openResume(resume.log, {
+        definition,
+        definitionHash: resume.hash,
+        observe,
+        logger: logger.value,
+        ...(model !== undefined && { model }),
+        ...(tools !== undefined && { tools }),
+        onLive: (target) => answer(target, target.bus),
+      });
+    } catch (error) {
+      output.finish();
+      io.err.write(`troupe: ${error instanceof TroupeError || error instanceof LogError ? error.message : `scene "${name}" failed while being built:\n${errorText(error, folder)}`}\n`);
+      return finish(EXIT.failed);
+    }
+    scene = resumed.scene;
+    const from = resumed.checkpoint === undefined ? 'its start (no checkpoint yet)' : `tick ${resumed.fromTick} (checkpoint ${resumed.checkpoint})`;
+    for (const skipped of resumed.skippedCheckpoints) output.note(`troupe: checkpoint ${terminalSafe(skipped.file)} skipped: ${terminalSafe(skipped.reason)}`);
+    output.note(`troupe: resuming ${terminalSafe(resume.log)} from ${from}: ${resumed.replayed} logged events to replay`);
+  } else {
+    try {
+      scene = await definition.create({
+        observe,
+        seed,
+        logger: logger.value,
+        log: runLog?.log,
+        ...(model !== undefined && { model }),
+        ...(tools !== undefined && { tools }),
+        options: flags.options,
+      });
+    } catch (error) {
+      output.finish();
+      io.err.write(`troupe: scene "${name}" failed while being built:\n${errorText(error, folder)}\n`);
+      return finish(EXIT.failed);
+    }
   }
   if (scene === null || typeof scene !== 'object' || typeof scene.run !== 'function' || typeof scene.stop !== 'function') {
     io.err.write(`troupe: ${file}: create() must return a Scene (made with createScene), got ${scene === null ? 'null' : typeof scene}\n`);
@@ -127,7 +164,7 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
   }
   runLog?.ensureRecording(sceneBus);
   const failures = watchFailures(sceneBus);
-  const stopAnswering = flags.approve === 'ask' ? undefined : answerApprovals(scene, sceneBus, flags.approve);
+  if (resumed === undefined) answer(scene, sceneBus);
   signals = stopOnSignals(scene, io, (line) => output.note(line));
   if (flags.inspect) {
     const opened = await openInspectorSession({ scene, history: history ?? runHistory(sceneBus) }, { port: flags.port, host: flags.host, paused: flags.paused }, io, (line) => output.note(line));
@@ -141,7 +178,8 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
   let result: SceneResult;
   try {
     // A signal may have stopped the scene while the inspector started.
-    result = scene.stopped ? await scene.stop() : await scene.run({ ticks, beforeTick: session?.beforeTick });
+    if (resumed !== undefined) result = (await resumed.run({ ...(session !== undefined && { beforeTick: session.beforeTick }) })).result;
+    else result = scene.stopped ? await scene.stop() : await scene.run({ ticks, beforeTick: session?.beforeTick });
   } catch (error) {
     // Stopped first, so that its last events are shown and logged before the error.
     await scene.stop('error').catch(() => undefined);
@@ -163,7 +201,8 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo):
     io.err.write(`troupe: scene "${name}" failed in summarize():\n${errorText(error, folder)}\n`);
     return finish(EXIT.failed);
   }
-  if (runLog !== undefined && !flags.json && !flags.quiet) io.out.write(`log: ${terminalSafe(runLog.log.path)}\n`);
+  const logPath = runLog?.log.path ?? resume?.log;
+  if (logPath !== undefined && !flags.json && !flags.quiet) io.out.write(`log: ${terminalSafe(logPath)}\n`);
   // Failed turns show in every mode: a scene's own summary may not mention them.
   const failed = failures.line(result);
   // A scene's summary may quote what its agents wrote.

@@ -41,7 +41,7 @@ export async function loadSceneFile(path: string, cwd: string = process.cwd()): 
   }
   if (!file.isFile()) return failure({ kind: 'usage', message: `${path} is not a file` });
   const url = pathToFileURL(absolute);
-  const where = { name: basename(absolute, extname(absolute)), folder: new URL('./', url), file: path };
+  const where = { name: basename(absolute, extname(absolute)), folder: new URL('./', url), file: path, source: { kind: 'file' as const, path: absolute }, code: absolute };
   if (!TYPESCRIPT.test(absolute) || UNDER_TSX) return importScene(where, () => import(url.href));
   return importScene(where, async () => {
     // Loaded only for a TypeScript scene: esbuild is not started for anything else.

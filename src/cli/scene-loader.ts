@@ -3,6 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { failure, success, type Outcome } from '../outcome.js';
+import type { SceneRecipe } from '../bus/event-data.js';
 import { defineScene, type SceneDefinition } from '../scene/define-scene.js';
 import { suggestName } from '../tools/suggest-name.js';
 import { errorText } from './error-text.js';
@@ -14,6 +15,10 @@ export type LoadedScene = {
   folder: URL;
   /** How messages name the module: `scenes/tavern/index.ts`. */
   file: string;
+  /** Where it came from, as a session log's recipe says it (so `troupe resume` finds it again). */
+  source: SceneRecipe['source'];
+  /** The scene's code on disk: its folder, or its one file (what `definitionHash` reads). */
+  code: string;
   definition: SceneDefinition;
 };
 
@@ -25,6 +30,9 @@ const DEFAULT_SCENES_DIR = new URL('../../scenes/', import.meta.url);
 // Under tsx this module is .ts and scene sources load directly; once built, the compiled .js.
 const OWN_EXTENSION = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 const NAME = /^[a-z0-9][a-z0-9_-]*$/i;
+
+/** The package's own scenes folder (the default when neither a host nor TROUPE_SCENES_DIR names one). */
+export const SHIPPED_SCENES_DIR: URL = DEFAULT_SCENES_DIR;
 
 /**
  * The folder scenes are read from: the `scenesDir` a host passed, else `TROUPE_SCENES_DIR`, else
@@ -69,7 +77,8 @@ export async function loadScene(dir: URL, name: string): Promise<Outcome<LoadedS
   }
   const folder = new URL(`${name}/`, dir);
   const shown = `${basename(fileURLToPath(dir))}/${name}/${file}`;
-  return importScene({ name, folder, file: shown }, () => import(new URL(file, folder).href));
+  const source: SceneRecipe['source'] = dir.href === DEFAULT_SCENES_DIR.href ? { kind: 'shipped' } : { kind: 'folder', path: fileURLToPath(dir) };
+  return importScene({ name, folder, file: shown, source, code: fileURLToPath(folder) }, () => import(new URL(file, folder).href));
 }
 
 /**

@@ -5,6 +5,10 @@ import { describeSceneOptions } from './scene-options.js';
 export const USAGE = `Usage:
   troupe run <scene> [flags] [scene flags]   run a scene from scenes/
   troupe run <file.ts|file.js> [flags] …     run the scene a file exports
+  troupe resume <session.jsonl> [flags]      continue the run a log recorded (after a crash
+                                             or a stop), appending to the same log
+  troupe replay <session.jsonl> [--json]     run a logged scene again from the log's model
+                                             replies and report the first event that differs
   troupe list                                list the scenes, with their own flags
   troupe inspect <session.jsonl> [--port N] [--host ADDR]
                                              serve a session log in the inspector
@@ -13,7 +17,10 @@ export const USAGE = `Usage:
 Run flags:
   --ticks N        ticks to run (default: the scene's own)
   --seed S         integer seed for the agents' random choices (default: random, printed)
-  --log FILE       record every bus event to a JSONL session log
+  --log FILE       record every bus event to a new JSONL session log (an existing one is
+                   refused: continue it with troupe resume FILE)
+  --checkpoints N  with --log, a checkpoint of the scene every N ticks (default: every
+                   10,000 events; 0: none): a resume starts from the newest
   --quiet          print only the final summary line
   --json           print every bus event as one JSON line on stdout (summary on stderr)
   --model P:M      agents with instructions think with a real model: openai:gpt-4o-mini,
@@ -40,7 +47,8 @@ Run flags:
 Environment: TROUPE_LOG_LEVEL (default warn), TROUPE_SCENES_DIR, NO_COLOR; for --model
 OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, GOOGLE_API_KEY (or GEMINI_API_KEY),
 OLLAMA_BASE_URL (several keys: comma-separated).
-Exit codes: 0 done, 1 the scene failed, 2 usage error, 130 Ctrl-C, 143 SIGTERM. See docs/cli.md.`;
+Exit codes: 0 done, 1 the scene failed (replay: the run left its log), 2 usage error,
+130 Ctrl-C, 143 SIGTERM. See docs/cli.md and docs/durability.md.`;
 
 /** `troupe run <scene> --help`: the scene's description, the common flags and its own. */
 export function runUsage(name: string, definition: SceneDefinition): string {

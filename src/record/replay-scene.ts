@@ -2,7 +2,11 @@ import { resolve } from 'node:path';
 import type { Envelope } from '../bus/events.js';
 import { sequentialIds } from '../bus/ids.js';
 import { replayTargetOf } from '../scene/create-scene.js';
-import type { SceneResult } from '../scene/types.js';
+import type { SceneRecipe } from '../bus/event-data.js';
+import type { ResolveModelOptions } from '../llm/resolve-model.js';
+import { ProviderError } from '../llm/provider-error.js';
+import type { Provider } from '../llm/types.js';
+import type { SceneModel, SceneResult } from '../scene/types.js';
 import type { RecordedAttempt } from '../tools/dispatch-options.js';
 import { readLogTail } from './log-reader.js';
 import { replayable } from './log-segments.js';
@@ -65,7 +69,7 @@ export async function replayScene(logPath: string, options: ReplaySceneOptions):
     provider: (provider) => recordedProvider(provider, driver),
     journal: (call, attempt) => (interrupted.has(`${call.callId}#${attempt}`) ? INTERRUPTED : undefined),
   });
-  const model = options.model ?? (await recipeModel(recipe, options.resolve));
+  const model = options.model ?? (await offlineModel(recipe, options.resolve));
   driver.follow();
   const scene = await options.definition.create({
     seed: recipe.seed,
@@ -97,6 +101,26 @@ export async function replayScene(logPath: string, options: ReplaySceneOptions):
 }
 
 const INTERRUPTED: RecordedAttempt = Object.freeze({ kind: 'interrupted' });
+
+/**
+ * The log's model for a replay, which answers from the log: made again when it can be (it says
+ * what it accepts, images or not, as it did), else a stand-in without keys that fails any call
+ * the log cannot answer.
+ */
+async function offlineModel(recipe: SceneRecipe, options: ResolveModelOptions | undefined): Promise<SceneModel | undefined> {
+  if (recipe.model === undefined) return undefined;
+  try {
+    return await recipeModel(recipe, options);
+  } catch {
+    const { spec, protocol } = recipe.model;
+    const provider: Provider = {
+      name: spec.split(':')[0]!,
+      model: spec.slice(spec.indexOf(':') + 1),
+      complete: () => Promise.reject(new ProviderError('auth', `the replay asked ${spec} for a reply the log does not hold, and it has no key here`, { retryable: false })),
+    };
+    return protocol === undefined ? { provider } : { provider, protocol };
+  }
+}
 
 /** The attempts a crash interrupted (`callId#attempt`): each `tool.interrupted` and the start before it. */
 function interruptedAttempts(events: readonly Envelope[]): Set<string> {

@@ -116,6 +116,7 @@ export async function openResume(logPath: string, options: ResumeSceneOptions): 
   const driver = new ReplayDriver('resume', plan.events, plan.lines, redactor, sequentialIds(`${recipe.scene}-r${randomUUID().slice(0, 8)}`));
   let goneLive = false;
   const log = createSessionLog(path, {
+    ...(recipe.checkpoints !== undefined && { checkpoints: recipe.checkpoints }),
     ...options.log,
     mode: 'append',
     lines: lastLine + (tail.quarantined.length > 0 ? 1 : 0),
@@ -199,9 +200,9 @@ export async function openResume(logPath: string, options: ResumeSceneOptions): 
  * The recipe a log opens with: how `troupe run` built its scene. Throws `TroupeError`
  * (`resume_refused`) when the log has none.
  */
-export function readRecipe(logPath: string): SceneRecipe {
+export function readRecipe(logPath: string, verb: 'resume' | 'replay' = 'resume'): SceneRecipe {
   const path = resolve(logPath);
-  return readRecipeAt(path, refuser('resume', path)).recipe;
+  return readRecipeAt(path, refuser(verb, path)).recipe;
 }
 
 /** One line on where a run left its log: event number and line, types, the field, and a hint. */
