@@ -18,10 +18,9 @@ export function hasFreeSlot(limiter: LimitFunction | undefined): boolean {
  */
 export function holdSlot(limiter: LimitFunction | undefined, settled: Promise<unknown>): void {
   if (limiter === undefined) return;
-  const free = hasFreeSlot(limiter);
-  const held = limiter(passThrough, settled);
-  // Only a queued task can be rejected (by someone's `clearQueue` with `rejectOnClear`).
-  if (!free) held.catch(ignore);
+  // `held` settles as `settled` does (or rejects when someone's `clearQueue` drops it); the
+  // caller handles `settled`'s failure, so this copy of it must not surface as unhandled.
+  limiter(passThrough, settled).catch(ignore);
 }
 
 // Shared by every held slot: p-limit passes `settled` as the argument, so no closure per call.
