@@ -54,6 +54,8 @@ export type { WorldPath, WorldReader, WorldState, WorldWriter } from './scene/wo
 export { resumeScene } from './record/resume-scene.js';
 export type { ResumeSceneOptions, ResumeResult } from './record/resume-scene.js';
 export { replayScene } from './record/replay-scene.js';
+export { resumeAgent } from './record/resume-agent.js';
+export type { ResumeAgentOptions, ResumedAgent } from './record/resume-agent.js';
 export type { ReplaySceneOptions, ReplayReport } from './record/replay-scene.js';
 export { defineSkill } from './skills/define-skill.js';
 export { MAX_SKILL_DEPTH } from './skills/skill-frame.js';

@@ -11,3 +11,5 @@ export type { ReplaySceneOptions, ReplayReport } from './replay-scene.js';
 export type { Divergence } from './replay-driver.js';
 export { definitionHash } from './definition-hash.js';
 export type { SceneRecipe } from '../bus/event-data.js';
+export { resumeAgent } from './resume-agent.js';
+export type { ResumeAgentOptions, ResumedAgent } from './resume-agent.js';
