@@ -58,9 +58,16 @@ export async function main(
   }
 }
 
-// Run when executed (also through npm's bin symlink), not when imported by tests.
+// Run when executed (`node dist/src/cli/main.js`, `tsx src/cli/main.ts`), not when imported by
+// tests or by the `troupe` bin, which calls `runAsCommand` itself.
 const entry = process.argv[1];
-if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)).href) {
+if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)).href) runAsCommand(process.argv.slice(2));
+
+/**
+ * Runs `main` as the process's command: its exit code becomes the process's, once the output has
+ * been written.
+ */
+export function runAsCommand(argv: readonly string[]): void {
   // `troupe run x --json | head`: once the reader is gone, stop quietly, as Unix tools do.
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE') throw error;
@@ -73,7 +80,7 @@ if (entry !== undefined && import.meta.url === pathToFileURL(realpathSync(entry)
     process.stderr.write('troupe: the scene stopped making progress: it waits on work that can never finish (a promise nothing settles)\n');
     process.exitCode = EXIT.failed;
   });
-  main(process.argv.slice(2)).then((code) => {
+  main(argv).then((code) => {
     done = true;
     process.exitCode = code;
     exitWhenFlushed(code);

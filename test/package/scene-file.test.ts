@@ -20,7 +20,7 @@ const npm = (args: string[], cwd: string): string =>
 
 /** Runs the installed bin, as `npx troupe …` would, from `cwd`. */
 function troupe(args: string[], cwd = project) {
-  const result = spawnSync(process.execPath, [join(project, 'node_modules/troupe/dist/src/cli/main.js'), ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const result = spawnSync(join(project, 'node_modules/.bin/troupe'), args, { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
   return { code: result.status, out: result.stdout, err: result.stderr };
 }
 
