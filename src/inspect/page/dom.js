@@ -42,7 +42,7 @@ export function clear(node) {
 }
 
 // Bidi overrides and isolates reorder what a reader sees (Trojan Source); zero-width and other
-// control characters hide text. They are shown as visible marks instead (RELIABILITY.md 2h).
+// control characters hide text. They are shown as visible marks instead.
 const INVISIBLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 const HAS_INVISIBLE = new RegExp(INVISIBLE.source);
 
