@@ -47,8 +47,10 @@ export type ReplayReport = {
  * it cannot read as a recorded scene. Use it to pin a recorded run as a regression test.
  *
  * @example
- * const report = await replayScene('test/golden/tavern.jsonl', { definition: tavernScene });
- * expect(report.divergence).toBeUndefined();
+ * // test/golden/replay.test.ts: the log of `troupe run tavern --seed 7`, pinned (docs/durability.md)
+ * import { scene as tavern } from '../../scenes/tavern/index.js';
+ * const report = await replayScene('test/golden/tavern.jsonl', { definition: tavern });
+ * expect(report.divergence, report.message).toBeUndefined();
  */
 export async function replayScene(logPath: string, options: ReplaySceneOptions): Promise<ReplayReport> {
   const path = resolve(logPath);

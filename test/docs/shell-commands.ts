@@ -1,4 +1,6 @@
 import { INSPECT_USAGE } from '../../src/cli/inspect-command.js';
+import { REPLAY_USAGE } from '../../src/cli/replay-command.js';
+import { RESUME_USAGE } from '../../src/cli/resume-command.js';
 import { COMMON_FLAGS } from '../../src/cli/run-flags.js';
 import { isScenePath } from '../../src/cli/scene-file.js';
 import { loadScene, scenesDirectory } from '../../src/cli/scene-loader.js';
@@ -7,7 +9,7 @@ import { USAGE } from '../../src/cli/usage.js';
 /** What a `sh` block may name: package.json's scripts and the CLI's commands and flags. */
 export type KnownCommands = {
   scripts: ReadonlySet<string>;
-  /** `troupe` commands, from the usage text (`run`, `list`, `inspect`, `help`). */
+  /** `troupe` commands, from the usage text (`run`, `resume`, `replay`, `list`, `inspect`, `help`). */
   commands: ReadonlySet<string>;
   /** The flags of a command; for `run`, of the scene named too. */
   flagsOf(command: string, scene: string | undefined): Promise<ReadonlySet<string>>;
@@ -24,6 +26,9 @@ export function knownCommands(scripts: Readonly<Record<string, string>>): KnownC
     commands,
     async flagsOf(command, scene) {
       if (command === 'inspect') return new Set([...flagsIn(INSPECT_USAGE), 'help']);
+      // The usage line names every flag; the text under it mentions `troupe run`'s too.
+      if (command === 'resume') return new Set([...flagsIn(RESUME_USAGE.split('\n')[0]!), 'help']);
+      if (command === 'replay') return new Set([...flagsIn(REPLAY_USAGE.split('\n')[0]!), 'help']);
       if (command !== 'run') return new Set(['help']);
       const flags = new Set(Object.keys(COMMON_FLAGS));
       if (scene !== undefined && !isScenePath(scene)) {
