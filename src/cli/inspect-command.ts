@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { foldEvents } from '../inspect/state-snapshot.js';
 import { readLog, type ReadLogResult } from '../record/read-log.js';
 import { EXIT, type CliIo } from './cli-io.js';
 import { openInspectorSession } from './inspect-session.js';
@@ -13,7 +14,8 @@ export const INSPECT_USAGE = `Usage: troupe inspect <session.jsonl> [--port N] [
 
 /**
  * `troupe inspect <log> [--port N] [--host ADDR]`: reads a session log (quarantined lines are reported, not
- * fatal) and serves it until Ctrl-C. A log that cannot be read exits 1, bad flags 2.
+ * fatal) and serves it until Ctrl-C. A log whose writer stopped without closing it (killed, crashed)
+ * is said to be so, here and on the page. A log that cannot be read exits 1, bad flags 2.
  */
 export async function inspectCommand(args: readonly string[], io: CliIo): Promise<number> {
   let parsed;
@@ -57,7 +59,14 @@ export async function inspectCommand(args: readonly string[], io: CliIo): Promis
     io.err.write(`troupe inspect: ${opened.problem}\n`);
     return EXIT.failed;
   }
-  await opened.value.serveUntilInterrupted(`${log.events.length} events of ${path}`);
+  const story = foldEvents(log.events);
+  const resumed = story.resumes.length === 0 ? '' : ` (resumed ${story.resumes.length === 1 ? 'once' : `${story.resumes.length} times`}: ${story.resumes.map((resume) => `at tick ${resume.tick}`).join(', ')})`;
+  if (story.ended === 'interrupted') {
+    const first = log.events[0];
+    const recipe = first?.type === 'log.opened' && (first.data as { recipe?: unknown }).recipe !== undefined;
+    note(`troupe inspect: ${path} ends at tick ${story.tick} without its run closing it${resumed}: its writer stopped (killed or crashed, or it is still writing)${recipe ? `; troupe resume ${path} continues it` : ''}`);
+  }
+  await opened.value.serveUntilInterrupted(`${log.events.length} events of ${path}${story.ended === 'interrupted' ? '' : resumed}`);
   await opened.value.close();
   return EXIT.ok;
 }

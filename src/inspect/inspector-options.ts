@@ -75,7 +75,8 @@ export type InspectorState = {
   paused: boolean;
   /**
    * Whether the scene has started and stopped: a live scene says so itself (a history that no
-   * longer holds `scene.started` cannot); a log or a bare bus, from its `scene.*` events.
+   * longer holds `scene.started` cannot); a log or a bare bus, from its `scene.*` events. A
+   * segment stopped from outside and then resumed is not stopped: the resume goes on with it.
    */
   started: boolean;
   stopped: boolean;
@@ -88,6 +89,21 @@ export type InspectorState = {
   agents: { name: string; state: string; turns: number; lastReason?: string }[];
   world: unknown;
   tick: number;
+  /**
+   * A log only: how it ends. `closed` when its run ended and the log says so (`scene.stopped`,
+   * or every agent's run finished); `interrupted` when the writer stopped without closing it —
+   * the process was killed or crashed (or it is still writing): `stopped` is then false, and
+   * `troupe resume` can continue the run.
+   */
+  ended?: 'closed' | 'interrupted';
+  /** A log only: the events it holds. */
+  events?: number;
+  /**
+   * A log only: where it was resumed (each `log.opened` of kind `resume`), in order: the event,
+   * the tick the run had reached when it was taken up again, and the checkpoint's tick it
+   * replayed from (0 without a checkpoint).
+   */
+  resumes?: { id: string; run: string; tick: number; fromTick: number; checkpoint?: number }[];
 };
 
 /** What `POST /control` takes. */

@@ -42,7 +42,8 @@ export function stateSnapshot(source: StateSource): InspectorState {
       tick: scene.tick,
     };
   }
-  const folded = foldEvents(source.events());
+  const events = source.events();
+  const folded = foldEvents(events);
   const live = source.mode === 'live';
   const agents = new Map<string, AgentState>();
   // In the order agents first appeared, evicted events included.
@@ -60,6 +61,7 @@ export function stateSnapshot(source: StateSource): InspectorState {
     agents: [...agents.values()],
     world: folded.world,
     tick: folded.tick,
+    ...(!live && { ended: folded.ended, events: events.length, resumes: folded.resumes }),
   };
 }
 
@@ -78,14 +80,45 @@ function summaryState(summary: AgentSummary | undefined): AgentState {
   return state;
 }
 
-type Folded = { scene: string | null; agents: Map<string, string>; world: Record<string, unknown>; tick: number; started: boolean; stopped: boolean };
+type Folded = {
+  scene: string | null;
+  agents: Map<string, string>;
+  world: Record<string, unknown>;
+  tick: number;
+  started: boolean;
+  stopped: boolean;
+  /** How the events end: `interrupted` when the scene (or an agent's run) they started never ended. */
+  ended: 'closed' | 'interrupted';
+  resumes: NonNullable<InspectorState['resumes']>;
+};
 
-/** Replays what the events say about the scene, in order. */
+/**
+ * Replays what the events say about the scene, in order. A log may hold several segments: the
+ * run, then each resume (`log.opened` of kind `resume`), which takes up the scene where the one
+ * before left it — stopped from outside, or cut off by a crash — so the scene is not stopped
+ * after it. The events end `interrupted` when the scene started and did not stop, or, without a
+ * scene, when an agent's run started and did not finish: the writer died with the log open.
+ */
 export function foldEvents(events: readonly Envelope[]): Folded {
-  const folded: Folded = { scene: null, agents: new Map(), world: {}, tick: 0, started: false, stopped: false };
+  const folded: Folded = { scene: null, agents: new Map(), world: {}, tick: 0, started: false, stopped: false, ended: 'closed', resumes: [] };
+  /** Agents whose last run started and did not finish. */
+  const running = new Set<string>();
   for (const event of events) {
     if (folded.scene === null && typeof event.scene === 'string') folded.scene = event.scene;
     switch (event.type) {
+      case 'log.opened':
+        if (event.data.kind === 'resume') {
+          folded.stopped = false;
+          const { run, fromTick, checkpoint } = event.data;
+          folded.resumes.push({ id: event.id, run: String(run), tick: folded.tick, fromTick: typeof fromTick === 'number' ? fromTick : 0, ...(typeof checkpoint === 'number' && { checkpoint }) });
+        }
+        break;
+      case 'run.started':
+        if (typeof event.agent === 'string') running.add(event.agent);
+        break;
+      case 'agent.finished':
+        if (typeof event.agent === 'string') running.delete(event.agent);
+        break;
       case 'agent.spawned':
         if (!folded.agents.has(event.data.name)) folded.agents.set(event.data.name, 'idle');
         break;
@@ -109,6 +142,8 @@ export function foldEvents(events: readonly Envelope[]): Folded {
       default:
     }
   }
+  const open = folded.started ? !folded.stopped : running.size > 0;
+  folded.ended = open ? 'interrupted' : 'closed';
   return folded;
 }
 

@@ -13,7 +13,7 @@ import { replayable } from './log-segments.js';
 import { recordedProvider } from './recorded-provider.js';
 import { createRedactor } from './redact.js';
 import { ReplayDriver, type Divergence } from './replay-driver.js';
-import { checkHash, describeDivergence, readRecipeAt, recipeModel, refuser, type RebuildOptions } from './resume-scene.js';
+import { checkHash, checkSceneName, describeDivergence, readRecipeAt, recipeModel, recordedScene, refuser, type RebuildOptions } from './resume-scene.js';
 import type { SessionLog } from './session-log.js';
 
 /** The options of `replayScene`. */
@@ -55,7 +55,7 @@ export type ReplayReport = {
 export async function replayScene(logPath: string, options: ReplaySceneOptions): Promise<ReplayReport> {
   const path = resolve(logPath);
   const refuse = refuser('replay', path);
-  const { recipe, header, start } = readRecipeAt(path, refuse);
+  const { recipe, header, start, text } = readRecipeAt(path, refuse);
   checkHash(recipe, options.definitionHash, refuse);
   const read = readLogTail(path, header, start);
   if (read.tampered.length > 0) {
@@ -82,6 +82,7 @@ export async function replayScene(logPath: string, options: ReplaySceneOptions):
     ...(model !== undefined && { model }),
     ...(options.tools !== undefined && { tools: options.tools }),
   });
+  checkSceneName(scene.name, recordedScene(text, read.events), refuse);
   driver.begin(replayTargetOf(scene));
   const last = plan.events.findLast((event) => !event.type.startsWith('log.'));
   const unfinished = last?.type !== 'scene.stopped';

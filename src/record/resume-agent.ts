@@ -11,7 +11,7 @@ import { replayable } from './log-segments.js';
 import { recordedProvider } from './recorded-provider.js';
 import { createRedactor } from './redact.js';
 import { ReplayDriver, type ReplayTarget } from './replay-driver.js';
-import { describeDivergence, refuser } from './resume-scene.js';
+import { describeDivergence, firstOpened, refuser } from './resume-scene.js';
 import { createSessionLog, type SessionLog, type SessionLogOptions } from './session-log.js';
 
 /** The options of `resumeAgent`: the agent's own, as it was made when the log was written. */
@@ -50,7 +50,9 @@ export type ResumedAgent = {
 export async function resumeAgent(logPath: string, options: ResumeAgentOptions): Promise<ResumedAgent> {
   const path = resolve(logPath);
   const refuse = refuser('resume', path);
-  const { header, start } = readLogStart(path);
+  const { header, start, text } = readLogStart(path);
+  // The run this resume continues, named in its `log.opened` as a scene's resume names it.
+  const resumes = firstOpened(text)?.data.run;
   const tail = readLogTail(path, header, start);
   if (tail.tampered.length > 0) {
     const first = tail.tampered[0]!;
@@ -76,7 +78,7 @@ export async function resumeAgent(logPath: string, options: ResumeAgentOptions):
       if (!driver.accept(event)) return false;
       if (!goneLive) {
         goneLive = true;
-        log.record({ id: `log-${log.run}`, type: 'log.opened', at: Date.now(), data: { run: log.run, kind: 'resume' } } as Envelope<'log.opened'>);
+        log.record({ id: `log-${log.run}`, type: 'log.opened', at: Date.now(), data: { run: log.run, kind: 'resume', ...(resumes !== undefined && { resumes }) } } as Envelope<'log.opened'>);
       }
       return true;
     },

@@ -101,7 +101,7 @@ export async function resumeScene(logPath: string, options: ResumeSceneOptions):
 export async function openResume(logPath: string, options: ResumeSceneOptions): Promise<OpenedResume> {
   const path = resolve(logPath);
   const refuse = refuser('resume', path);
-  const { opened, recipe, header, start } = readRecipeAt(path, refuse);
+  const { opened, recipe, header, start, text } = readRecipeAt(path, refuse);
   checkHash(recipe, options.definitionHash, refuse);
   const { checkpoint, rejected } = latestCheckpoint(path);
   const tail = readLogTail(path, header, checkpoint?.position ?? start);
@@ -157,6 +157,7 @@ export async function openResume(logPath: string, options: ResumeSceneOptions): 
       ...(model !== undefined && { model }),
       ...(options.tools !== undefined && { tools: options.tools }),
     });
+    checkSceneName(scene.name, recordedScene(text, tail.events), refuse);
     if (scene.clockMode !== 'stepped') refuse(`scene "${recipe.scene}" runs on a ${scene.clockMode} clock; a resume replays stepped scenes only`);
     if (checkpoint !== undefined) scene.restore(checkpoint.snapshot as never);
   } catch (error) {
@@ -227,17 +228,41 @@ export function checkHash(recipe: SceneRecipe, now: string | undefined, refuse: 
   refuse(`the code of scene "${recipe.scene}" changed since the log was written (definition hash ${recipe.definitionHash.slice(0, 12)}…, now ${now.slice(0, 12)}…)`);
 }
 
+/** Refuses a scene built from the definition given that is not the scene the log recorded. */
+export function checkSceneName(built: string, recorded: string | undefined, refuse: (why: string) => never): void {
+  if (recorded === undefined || recorded === built) return;
+  refuse(`it records scene "${recorded}", and the definition given builds scene "${built}"`);
+}
+
+/**
+ * The name of the scene a log's events belong to (their `scene`): from its first lines, or else
+ * from the events read after its checkpoint. `undefined` when no event names a scene.
+ */
+export function recordedScene(start: string, tail: readonly Envelope[]): string | undefined {
+  const lines = start.split('\n');
+  // The last piece may be a line cut by the read's end: it is not parsed.
+  for (const line of lines.slice(1, -1)) {
+    try {
+      const scene = (JSON.parse(line) as { scene?: unknown }).scene;
+      if (typeof scene === 'string') return scene;
+    } catch {
+      // a damaged line names nothing
+    }
+  }
+  return tail.find((event) => typeof event.scene === 'string')?.scene;
+}
+
 /** The log's header, where its events start, and its first event, the run's `log.opened` with the recipe. */
 export function readRecipeAt(path: string, refuse: (why: string) => never) {
   const { header, start, text } = readLogStart(path);
   const opened = firstOpened(text);
   const recipe = opened?.data.recipe;
   if (opened === undefined || recipe === undefined) return refuse('it records no scene recipe (it was not written by troupe run or with createSessionLog({ recipe }), or its first lines are lost)');
-  return { opened, recipe, header, start };
+  return { opened, recipe, header, start, text };
 }
 
 /** The log's first event when it is the run's `log.opened` (read from the start of the file only). */
-function firstOpened(start: string): Envelope<'log.opened'> | undefined {
+export function firstOpened(start: string): Envelope<'log.opened'> | undefined {
   const line = start.split('\n')[1];
   if (line === undefined) return undefined;
   try {

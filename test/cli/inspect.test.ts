@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -207,6 +207,22 @@ describe('troupe inspect <log>', () => {
     served.interrupt();
     expect(await served.exit).toBe(0);
     expect(served.err()).toMatch(/inspector: \d+ events of .*talk\.jsonl; still serving/);
+  });
+
+  it('says a log its writer left open (killed mid-run) is interrupted, on stderr and in /state', async () => {
+    const log = join(mkdtempSync(join(tmpdir(), 'troupe-cli-inspect-')), 'talk.jsonl');
+    expect((await troupe(['run', 'talk', '--seed', '7', '--quiet', '--log', log])).code).toBe(0);
+    // What a SIGKILL during tick 1 leaves: the lines before, and half of the next (tick 2's).
+    const lines = readFileSync(log, 'utf8').split('\n');
+    const cut = lines.findIndex((line) => line.includes('"type":"scene.tick"') && line.includes('"tick":2'));
+    writeFileSync(log, `${lines.slice(0, cut).join('\n')}\n${lines[cut]!.slice(0, 40)}`);
+    const served = startTroupe(['inspect', log], /still serving/);
+    const [, base, , token] = URL_LINE.exec((await served.printed).input)!;
+    expect(await getState(base!, token!)).toMatchObject({ mode: 'log', scene: 'talk', started: true, stopped: false, ended: 'interrupted', tick: 1, events: cut - 1 });
+    served.interrupt();
+    expect(await served.exit).toBe(0);
+    expect(served.err()).toContain(`line ${cut + 1} skipped: not JSON`);
+    expect(served.err()).toContain(`troupe inspect: ${log} ends at tick 1 without its run closing it: its writer stopped (killed or crashed, or it is still writing); troupe resume ${log} continues it\n`);
   });
 
   it('says clearly what is wrong with its arguments or the file', async () => {

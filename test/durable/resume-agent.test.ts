@@ -69,7 +69,10 @@ describe('resumeAgent', () => {
     expect(failed?.data.error).toMatchObject({ kind: 'unknown', retryable: false, message: expect.stringMatching(/outcome of this call is unknown/) });
     const interrupted = events.filter((event): event is Envelope<'tool.interrupted'> => event.type === 'tool.interrupted');
     expect(interrupted.map((event) => event.data)).toEqual([{ callId: 'till/1.2.1', name: 'charge', args: { who: 'ana', amount: 4 }, rerun: false }]);
-    expect(events.filter((event) => event.type === 'log.opened').map((event) => (event.data as { kind: string }).kind)).toEqual(['run', 'resume']);
+    const opened = events.filter((event): event is Envelope<'log.opened'> => event.type === 'log.opened').map((event) => event.data);
+    expect(opened.map((data) => data.kind)).toEqual(['run', 'resume']);
+    // The resume names the run it continues, as a scene's resume does.
+    expect(opened[1]!.resumes).toBe(opened[0]!.run);
     const ids = events.map((event) => event.id);
     expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
     expect(seen).toContain('agent.finished');

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildTavern } from '../../scenes/tavern/index.js';
-import { defineScene, type Envelope, type Scene } from '../../src/index.js';
+import { createScene, defineScene, TroupeError, type Envelope, type Scene } from '../../src/index.js';
 import { readLog } from '../../src/record/index.js';
 import { resumeScene } from '../../src/record/resume-scene.js';
 import { createSessionLog, type SessionLog } from '../../src/record/session-log.js';
@@ -91,5 +91,34 @@ describe('resumeScene', () => {
     expect(repeatedIds(events)).toEqual([]);
     const cellarCalls = events.filter((event) => event.type === 'tool.completed' && (event.data as { callId: string }).callId === request.data.callId);
     expect(cellarCalls).toHaveLength(1);
+  });
+
+  it('refuses a log of another scene, with no definition hash and no checkpoint, and leaves the log as it was', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'troupe-resume-'));
+    const path = join(dir, 'tavern.jsonl');
+    const log = createSessionLog(path, { recipe: recipe(12) });
+    const scene = await approving.create({ seed: 7, options: {}, log });
+    await scene.step();
+    crash(log);
+    const before = readFileSync(path, 'utf8');
+    const cellar = defineScene({
+      description: 'another scene',
+      ticks: 12,
+      create: () => {
+        const other = createScene({ name: 'cellar', seed: 7 });
+        other.add({ name: 'cellarer', brain: () => null });
+        return other;
+      },
+    });
+    const refused = await resumeScene(path, { definition: cellar }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(TroupeError);
+    expect(refused).toMatchObject({ code: 'resume_refused' });
+    expect((refused as Error).message).toBe(`cannot resume ${path}: it records scene "tavern", and the definition given builds scene "cellar"`);
+    expect(readFileSync(path, 'utf8')).toBe(before);
+    // The lock is free again: the right scene resumes.
+    expect((await resumeScene(path, { definition: approving })).result.reason).toBe('ticks');
   });
 });

@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTavern } from '../../scenes/tavern/index.js';
-import { type Envelope } from '../../src/index.js';
+import { defineScene, type Envelope } from '../../src/index.js';
 import { createSessionLog, readLog } from '../../src/record/index.js';
+import { resumeScene } from '../../src/record/resume-scene.js';
 import { startInspector, type Inspector } from '../../src/inspect/index.js';
 import { openInspector, useBrowser, type WatchedPage } from './browser.js';
 import { attrOf, parts, textOf, timelineIds } from './page-parts.js';
@@ -92,6 +93,44 @@ describe('the inspector page on a session log', () => {
     await page.click('#scrub-end');
     await expect.poll(() => timelineIds(page), POLL).toEqual(shown(events).slice(-2000));
     expect(await textOf(ui.header.runState)).toBe('stopped · ticks');
+    expect(view.errors).toEqual([]);
+  }, 60_000);
+
+  it('says a log its writer left open is interrupted, and marks where it was resumed', async () => {
+    // The tavern stopped from outside after tick 5, resumed from its checkpoint of tick 4, and
+    // that resume's writer killed after tick 8: the log ends with the run open.
+    const tavern = defineScene({ description: 'the tavern', ticks: 12, create: (context) => buildTavern({ ...context, cellar: 'approve' }) });
+    const path = join(dir, 'resumed.jsonl');
+    const log = createSessionLog(path, { checkpoints: { everyTicks: 2 }, recipe: { scene: 'tavern', source: { kind: 'shipped' }, options: {}, seed: 7, ticks: 12, definitionHash: 'test' } });
+    const scene = await tavern.create({ seed: 7, options: {}, log });
+    for (let tick = 0; tick < 5; tick++) await scene.step();
+    await scene.stop('interrupted');
+    await log.close();
+    await resumeScene(path, { definition: tavern });
+    const whole = readLog(path).events;
+    const keep = whole.findIndex((event) => event.type === 'scene.tick' && event.data.tick === 8) + 1;
+    const lines = readFileSync(path, 'utf8').split('\n');
+    const cut = join(dir, 'cut.jsonl');
+    writeFileSync(cut, `${lines.slice(0, 1 + keep).join('\n')}\n`);
+    appendFileSync(cut, lines[1 + keep]!.slice(0, 30));
+    const logged = readLog(cut).events;
+    const resume = logged.find((event) => event.type === 'log.opened' && event.data.kind === 'resume')!;
+
+    await view?.close();
+    await inspector?.close();
+    inspector = await startInspector({ events: logged, port: 0, onNotice: () => {} });
+    view = await openInspector(await browser(), inspector.url);
+    const { page } = view;
+    const ui = parts(page);
+    await expect.poll(() => textOf(ui.header.runState), POLL).toBe('interrupted');
+    expect(await attrOf(ui.header.runState, 'title')).toMatch(/^the writer stopped without closing the log at tick 8/);
+    const marker = page.locator(`#timeline .t-row.t-resume[data-id="${resume.id}"]`);
+    expect(await textOf(marker.locator('.t-sum'))).toBe('resumed at tick 5 · replayed from checkpoint 2 (tick 4)');
+    // Back before the resume, the segment stopped from outside shows stopped; after it, running.
+    await page.locator('#scrub-range').fill(String(logged.indexOf(resume)));
+    await expect.poll(() => textOf(ui.header.runState), POLL).toBe('stopped · stopped');
+    await page.locator('#scrub-range').fill(String(logged.indexOf(resume) + 1));
+    await expect.poll(() => textOf(ui.header.runState), POLL).toBe('running');
     expect(view.errors).toEqual([]);
   }, 60_000);
 });

@@ -46,6 +46,10 @@ describe('serving a session log', () => {
       // The world scene.started carried (the sign never changed), with the logged changes on top.
       world: { sign: 'The Cellar', door: { open: true }, ale: 1 },
       tick: 2,
+      // The log ends as its run did, closed; it holds no resume.
+      ended: 'closed',
+      events: events.length,
+      resumes: [],
     });
     expect(await control(inspector.port, { type: 'pause' })).toEqual({ status: 409, body: { error: 'this is a session log: nothing to control' } });
     stream.close();

@@ -143,9 +143,10 @@ export function duration(ms) {
  * already shows.
  *
  * @param {Envelope} event
+ * @param {number} [tick] the tick the event came at (a resume says where it took up)
  * @returns {string}
  */
-export function summarize(event) {
+export function summarize(event, tick) {
   const data = /** @type {any} */ (event.data ?? {});
   switch (event.type) {
     case 'agent.spawned':
@@ -212,6 +213,10 @@ export function summarize(event) {
       return `a subscriber of ${data.eventType} threw: ${brief(data.message)}`;
     case 'log.error':
       return brief(data.message);
+    case 'log.opened':
+      return data.kind === 'resume'
+        ? `resumed${tick === undefined ? '' : ` at tick ${tick}`} · replayed ${typeof data.checkpoint === 'number' ? `from checkpoint ${data.checkpoint} (tick ${data.fromTick ?? 0})` : 'from the start'}`
+        : `run ${data.run ?? ''}${data.recipe?.scene ? ` of ${data.recipe.scene}` : ''}`;
     default:
       return brief(data, 120);
   }

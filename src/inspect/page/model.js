@@ -30,6 +30,9 @@ import { withChange } from './world-path.js';
  *   agents: { name: string, state: string, turns?: number, lastReason?: string }[],
  *   world: unknown,
  *   tick: number,
+ *   ended?: 'closed' | 'interrupted',
+ *   events?: number,
+ *   resumes?: { id: string, run: string, tick: number, fromTick: number, checkpoint?: number }[],
  * }} Snapshot
  */
 
@@ -51,6 +54,7 @@ import { withChange } from './world-path.js';
  * @typedef {{
  *   mode: 'live' | 'log', scene: string, clockMode: string, canControl: boolean, paused: boolean,
  *   tick: number, shownTick: number, started: boolean, stopped?: { reason: string, detail?: string, tick: number },
+ *   ended?: 'closed' | 'interrupted', logEvents: number, resumes: number,
  *   eventCount: number, gaps: number, missed: number, kept: number, missedEarlier: number,
  *   agents: Map<string, AgentView>, world: unknown,
  *   approvals: Map<string, Approval>,
@@ -97,6 +101,11 @@ export function createModel(snapshot, options = {}) {
     // shows at once (no Pause on a finished scene); its reason comes with the replayed `scene.stopped`.
     started: !fromStart && snapshot.started === true,
     ...(!fromStart && snapshot.stopped === true ? { stopped: { reason: '', tick: Number(snapshot.tick ?? 0) } } : {}),
+    // A log's end as the server read it: a writer that died leaves it `interrupted`, which the
+    // header says once the view has reached the log's last event.
+    ...(snapshot.ended === 'closed' || snapshot.ended === 'interrupted' ? { ended: snapshot.ended } : {}),
+    logEvents: Number(snapshot.events ?? 0) || 0,
+    resumes: 0,
     eventCount: 0,
     gaps: 0,
     missed: 0,
@@ -281,6 +290,14 @@ function applyToAgent(model, agent, type, data) {
  */
 function applyToScene(model, event, data) {
   switch (event.type) {
+    case 'log.opened':
+      // A resume takes the scene up where the segment before left it (stopped from outside, or
+      // cut off): it runs again.
+      if (data.kind === 'resume') {
+        delete model.stopped;
+        model.resumes++;
+      }
+      return;
     case 'scene.started':
       model.started = true;
       delete model.stopped;
@@ -308,6 +325,25 @@ function applyToScene(model, event, data) {
       return;
     default:
   }
+}
+
+/**
+ * Whether the view shows a log that its writer left open (killed, crashed) and has reached its
+ * last event: the run did not end, and nothing more will come.
+ *
+ * @param {Model} model
+ */
+export function isInterrupted(model) {
+  return model.mode === 'log' && model.ended === 'interrupted' && model.stopped === undefined && model.eventCount >= model.logEvents;
+}
+
+/**
+ * Whether an event is where a log was resumed: a run taken up again after its writer stopped.
+ *
+ * @param {Envelope} event
+ */
+export function isResume(event) {
+  return event.type === 'log.opened' && /** @type {any} */ (event.data)?.kind === 'resume';
 }
 
 /**

@@ -1,9 +1,11 @@
 // @ts-check
 /**
  * The header: scene name, live or log, tick, clock, event count, connection status, the scene's
- * run state (running, paused, stopped) and the pause / resume / step buttons.
+ * run state (running, paused, stopped; interrupted for a log its writer left open) and the
+ * pause / resume / step buttons.
  */
 import { sendControl } from './control.js';
+import { isInterrupted } from './model.js';
 
 /** @typedef {import('./model.js').Model} Model */
 
@@ -57,10 +59,13 @@ export function createHeader(options) {
       missed.textContent = missedText(model);
       missed.title = missedTitle(model);
 
-      const state = model.stopped !== undefined ? 'stopped' : model.paused ? 'paused' : model.started ? 'running' : 'waiting';
+      const interrupted = isInterrupted(model);
+      const state = model.stopped !== undefined ? 'stopped' : interrupted ? 'interrupted' : model.paused ? 'paused' : model.started ? 'running' : 'waiting';
       runState.className = `badge run-${state}`;
       runState.textContent = model.stopped !== undefined && model.stopped.reason !== '' ? `stopped · ${model.stopped.reason}` : state;
-      runState.title = model.stopped?.detail ?? '';
+      runState.title = interrupted
+        ? `the writer stopped without closing the log at tick ${model.tick} (killed or crashed): the run did not end, and troupe resume can continue it`
+        : (model.stopped?.detail ?? '');
 
       // Pause and step drive a stepped clock from the page; a log, or a read-only server, has none.
       const controllable = model.mode === 'live' && model.canControl && model.clockMode === 'stepped' && model.stopped === undefined;

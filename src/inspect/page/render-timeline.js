@@ -3,12 +3,14 @@
  * The timeline: every event as one row (tick, agent, type, what happened), filtered by agent and
  * by type family, newest at the bottom. The page keeps the last `SHOWN` matching rows; clicking a
  * row shows the whole envelope. Streamed pieces (`llm.delta` and kin) are hidden until asked for:
- * a streaming model writes hundreds of them per answer.
+ * a streaming model writes hundreds of them per answer. Where a log was resumed, a marker row
+ * ("resumed at tick N") shows whatever the filters.
  */
 import { hueClass } from './agent-hue.js';
 import { syncAgentOptions } from './agent-select.js';
 import { el, setVisibleText, stickToBottom } from './dom.js';
 import { json, summarize } from './format.js';
+import { isResume } from './model.js';
 
 /** @typedef {import('./model.js').Model} Model */
 /** @typedef {import('./model.js').TimelineRow} TimelineRow */
@@ -45,6 +47,7 @@ export function createTimelineView(parts) {
 
   /** @param {TimelineRow} row */
   const matches = (row) => {
+    if (isResume(row.event)) return true;
     if (hidden.has(familyOf(row.event.type))) return false;
     return agentSelect.value === '' || row.event.agent === agentSelect.value;
   };
@@ -74,8 +77,8 @@ export function createTimelineView(parts) {
     const { event } = row;
     const family = familyOf(event.type);
     const summary = el('span', { class: 't-sum' });
-    setVisibleText(summary, summarize(event));
-    const node = el('div', { class: `t-row fam-${family}`, attrs: { 'data-id': event.id, 'data-type': event.type, 'data-agent': event.agent ?? '' } }, [
+    setVisibleText(summary, summarize(event, row.tick));
+    const node = el('div', { class: `t-row fam-${family}${isResume(event) ? ' t-resume' : ''}`, attrs: { 'data-id': event.id, 'data-type': event.type, 'data-agent': event.agent ?? '' } }, [
       el('span', { class: 't-tick', text: `t${row.tick}` }),
       el('span', { class: `t-who ${event.agent === undefined ? 'scene' : hueClass(event.agent)}`, text: event.agent ?? event.scene ?? '' }),
       el('span', { class: 't-type', text: event.type, title: event.type }),
