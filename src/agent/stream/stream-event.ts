@@ -12,7 +12,8 @@ export type AgentStreamEvent =
   | { type: 'start'; agent: string; run: number }
   /**
    * Visible text as the model writes it (`llm.delta`); with a provider that does not stream, the
-   * round's whole text at once (`agent.said`). The last round's deltas add up to `result.text`.
+   * round's whole text at once (`agent.said`). The deltas of the last round that wrote text add up
+   * to `result.text`.
    */
   | { type: 'text-delta'; round: number; text: string }
   /** Reasoning ("thinking") text, from providers that stream it (`llm.reasoning`); never part of the answer. */
