@@ -24,6 +24,9 @@ export type {
   RunResult,
 } from './agent/agent-options.js';
 export type { AgentSnapshot } from './agent/run/agent-snapshot.js';
+export type { RunInput, RunMessage } from './agent/run/run-input.js';
+export type { AgentStream, AgentStreamOptions } from './agent/stream/agent-stream.js';
+export type { AgentStreamEvent } from './agent/stream/stream-event.js';
 export { Budget } from './agent/budget.js';
 export type { BudgetKind, BudgetLimits, BudgetRefusal, BudgetUsage } from './agent/budget.js';
 export { repairWithModel, type RepairWithModelOptions } from './agent/repair-with-model.js';

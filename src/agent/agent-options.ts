@@ -10,6 +10,8 @@ import type { Budget, BudgetLimits } from './budget.js';
 import type { AgentMemory, MemoryOptions } from './memory/agent-memory.js';
 import type { AgentSnapshot } from './run/agent-snapshot.js';
 import type { PendingObservation } from './run/run-state.js';
+import type { RunInput } from './run/run-input.js';
+import type { AgentStream, AgentStreamOptions } from './stream/agent-stream.js';
 import type { JsonSchema, LooseArgs, Tool } from '../tools/types.js';
 import type { ModelRetryPolicy } from './call-model.js';
 
@@ -180,9 +182,16 @@ export type Agent = {
   readonly state: AgentStateName;
   /**
    * Runs the cycle on one input until the model answers, rounds run out, the run is aborted or
-   * fails. Rejects only on host errors (a second concurrent run, a closed agent).
+   * fails. `input` is the user's message, or a conversation ending with one (docs/streaming.md).
+   * Rejects only on host errors (a second concurrent run, a closed agent, a bad message list).
    */
-  run(input: string, options?: RunOptions): Promise<RunResult>;
+  run(input: RunInput, options?: RunOptions): Promise<RunResult>;
+  /**
+   * `run`, as it happens: the run's events (text deltas, calls, results, approvals, the finish) as
+   * an async iterable, a `ReadableStream` or a Server-Sent Events `Response`, and its `result`.
+   * Throws at once what `run` would reject with (docs/streaming.md).
+   */
+  stream(input: RunInput, options?: AgentStreamOptions): AgentStream;
   /** Calls parked for approval in the current turn. */
   pendingApprovals(): PendingApproval[];
   /**

@@ -14,6 +14,8 @@ import { reusable } from './run/reusable-controller.js';
 import { SeededRandom } from './run/seeded-random.js';
 import { readSnapshot, writeSnapshot, type AgentSnapshot } from './run/agent-snapshot.js';
 import { openingMessages } from './run/opening-messages.js';
+import { startedData, type RunInput } from './run/run-input.js';
+import { streamRun, type AgentStream, type AgentStreamOptions } from './stream/agent-stream.js';
 import { runResult } from './run/run-result.js';
 import { newRunState, type RunState } from './run/run-state.js';
 import { EVENTS, STATE_CHANGES } from './machine-events.js';
@@ -79,7 +81,7 @@ export class AgentRuntime implements Agent, StagePort, AgentMachineContext {
     return this.config.memory;
   }
 
-  run(input: string, options: RunOptions = {}): Promise<RunResult> {
+  run(input: RunInput, options: RunOptions = {}): Promise<RunResult> {
     return new Promise<RunResult>((resolve, reject) => {
       try {
         this.runWith(input, options, resolve);
@@ -89,13 +91,17 @@ export class AgentRuntime implements Agent, StagePort, AgentMachineContext {
     });
   }
 
+  stream(input: RunInput, options?: AgentStreamOptions): AgentStream {
+    return streamRun(this, input, options);
+  }
+
   /**
    * `run` with a callback: `done` is called once with the result, synchronously when the whole run
    * could finish at once (a scripted brain whose tools all answered at once). Scenes use it to run
    * a tick of such turns without a hop through the microtask queue per turn. Throws the host
    * errors `run` rejects with.
    */
-  runWith(input: string, options: RunOptions, done: (result: RunResult) => void): void {
+  runWith(input: RunInput, options: RunOptions, done: (result: RunResult) => void): void {
     this.assertFree('run');
     const messages = openingMessages(this.config, input, options);
     this.config.memory?.begin(messages);
@@ -334,8 +340,8 @@ export class AgentRuntime implements Agent, StagePort, AgentMachineContext {
     }
   }
 
-  private announce(run: RunState, input: string, options: RunOptions): void {
-    const data: TroupeEvents['run.started'] = { input, number: run.number };
+  private announce(run: RunState, input: RunInput, options: RunOptions): void {
+    const data = startedData(input, run.number);
     if (options.rounds !== undefined) data.rounds = options.rounds;
     if (options.images !== undefined && options.images.length > 0) data.images = options.images.length;
     this.publish('run.started', data);

@@ -95,9 +95,10 @@ export type TroupeEvents = {
   /**
    * An agent's run began (not published for a scene's turns, which `agent.triggered` announces):
    * its input, its number (call ids are `<agent>/<number>.<round>.<n>`), its `rounds` limit, and
-   * how many images came with the input.
+   * how many images came with the input. When the input was a list of messages, `input` is the
+   * last (the user's) and `messages` the ones before it.
    */
-  'run.started': { input: string; number: number; rounds?: number; images?: number };
+  'run.started': { input: string; number: number; rounds?: number; images?: number; messages?: { role: 'system' | 'user' | 'assistant'; content: string }[] };
   /**
    * A call that started before a crash and never ended: `rerun` true when it runs again under the
    * same callId (its tool is read-only or idempotent), false when the model is told its outcome is

@@ -104,7 +104,8 @@ export async function resumeAgent(logPath: string, options: ResumeAgentOptions):
     let result: RunResult | undefined;
     for (const run of runs) {
       if (driver.divergence !== undefined) break;
-      result = await agent.run(run.data.input, run.data.rounds === undefined ? {} : { rounds: run.data.rounds });
+      const { input, messages, rounds } = run.data;
+      result = await agent.run(messages === undefined ? input : [...messages, { role: 'user', content: input }], rounds === undefined ? {} : { rounds });
     }
     if (driver.divergence !== undefined) throw new TroupeError('replay_diverged', `cannot resume ${path}: ${describeDivergence(driver.divergence)}`);
     return { agent, result: result!, replayed: plan.events.length, log };
