@@ -14,15 +14,13 @@ import { reusable } from './run/reusable-controller.js';
 import { SeededRandom } from './run/seeded-random.js';
 import { readSnapshot, writeSnapshot, type AgentSnapshot } from './run/agent-snapshot.js';
 import { openingMessages } from './run/opening-messages.js';
+import { followSignal, type RunHandles } from './run/run-handles.js';
 import { runResult } from './run/run-result.js';
 import { newRunState, type RunState } from './run/run-state.js';
 import { MachineActor } from './machine-actor.js';
 import { EVENTS, STATE_CHANGES } from './machine-events.js';
 import { continueRun } from './stages/continue-run.js';
 import type { Completion, StageEvent, StagePort } from './stages/stage-port.js';
-
-/** The live parts of a run, beside its plain state: its signal, and whom to tell when it ends. */
-type RunHandles = { controller: AbortController; resolve: (result: RunResult) => void; detach: (() => void) | undefined };
 
 /**
  * The live agent: a `MachineActor` whose behaviour is the agent statechart, compiled once for all
@@ -317,15 +315,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
     const handles: RunHandles = { controller, resolve, detach: undefined };
     this.current = run;
     this.handles = handles;
-    if (external?.aborted) {
-      run.error = 'aborted before it started';
-      controller.abort(external.reason);
-    } else if (external !== undefined) {
-      const onAbort = (): void => this.abort('aborted by the caller');
-      external.addEventListener('abort', onAbort, { once: true });
-      // A caller may pass one long-lived signal to many runs: leave no listener behind.
-      handles.detach = () => external.removeEventListener('abort', onAbort);
-    }
+    followSignal(handles, run, external, this);
   }
 
   private announce(run: RunState, input: string, options: RunOptions): void {
