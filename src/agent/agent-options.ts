@@ -174,7 +174,11 @@ export type PendingApproval = { callId: string; name: string; args: Args; argsHa
 /** A completed call whose result waits for the host's decision before the model sees it. */
 export type PendingResultApproval = { callId: string; name: string; args: Args; output: unknown; outputHash: string };
 
-/** A live agent: an XState actor plus its provider, tools and bus. */
+/**
+ * A live agent: a provider, tools and a bus, driven through the XState v5 agent statechart
+ * (`machines/agent.machine.ts`). The statechart is stepped by a table compiled from it, not by an
+ * XState actor; a conformance test holds that table to XState's own interpreter.
+ */
 export type Agent = {
   readonly name: string;
   readonly bus: Bus;

@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import type { AgentMachineContext, AgentMachineEvent, AgentStateName } from '../../machines/agent.machine.js';
+import type { AgentMachineContext, AgentStateName } from '../../machines/agent.machine.js';
 import type { Bus, EventMeta, Publish } from '../bus/bus.js';
 import type { RunReason } from '../bus/event-data.js';
 import type { Envelope, EventType, TroupeEvents } from '../bus/events.js';
@@ -16,37 +16,29 @@ import { readSnapshot, writeSnapshot, type AgentSnapshot } from './run/agent-sna
 import { openingMessages } from './run/opening-messages.js';
 import { startedData, type RunInput } from './run/run-input.js';
 import { streamRun, type AgentStream, type AgentStreamOptions } from './stream/agent-stream.js';
+import { followSignal, type RunHandles } from './run/run-handles.js';
 import { runResult } from './run/run-result.js';
 import { newRunState, type RunState } from './run/run-state.js';
+import { MachineActor } from './machine-actor.js';
 import { EVENTS, STATE_CHANGES } from './machine-events.js';
 import { continueRun } from './stages/continue-run.js';
 import type { Completion, StageEvent, StagePort } from './stages/stage-port.js';
 
-/** The live parts of a run, beside its plain state: its signal, and whom to tell when it ends. */
-type RunHandles = { controller: AbortController; resolve: (result: RunResult) => void; detach: (() => void) | undefined };
-
 /**
- * The live agent: an actor in the actor-model sense (it takes one message at a time from its
- * mailbox) whose behaviour is the agent statechart, compiled once for all agents. It owns the
- * current run's state and its live handles, steps the machine, and is the port through which the
+ * The live agent: a `MachineActor` whose behaviour is the agent statechart, compiled once for all
+ * agents. It owns the current run's state and its live handles, and is the port through which the
  * stages publish, report and wait. Methods live on the prototype, and an idle agent holds little
  * more than the name of its state, so ten thousand agents stay cheap.
  */
-export class AgentRuntime implements Agent, StagePort, AgentMachineContext {
+export class AgentRuntime extends MachineActor implements Agent, StagePort {
   readonly config: AgentConfig;
   /** The state last published in `agent.state`. */
   state: AgentStateName = 'idle';
   /** The run in progress, as plain data. */
   current: RunState | undefined;
-  /** The machine's own state (`state` is what was last published). */
-  private at: string;
   private handles: RunHandles | undefined;
-  /** Events sent while a transition runs (by a stage or a subscriber), taken in order after it. */
-  private mailbox: AgentMachineEvent[] | undefined;
-  private stepping = false;
   private runs = 0;
   private closed = false;
-  private readonly machine: FlatMachine<AgentMachineContext>;
   /** Reused for every event this agent publishes: the bus copies what it needs. */
   private readonly meta: EventMeta;
   private boundPublish: Publish | undefined;
@@ -57,8 +49,8 @@ export class AgentRuntime implements Agent, StagePort, AgentMachineContext {
   private reuses = 0;
 
   constructor(config: AgentConfig, machine: FlatMachine<AgentMachineContext>) {
+    super(machine);
     this.config = config;
-    this.machine = machine;
     this.meta = config.scene === undefined ? { agent: config.name } : { agent: config.name, scene: config.scene };
     this.at = machine.start(this);
     this.publish('agent.spawned', { name: config.name, tools: config.registry.names(), protocol: config.protocol });
@@ -69,7 +61,7 @@ export class AgentRuntime implements Agent, StagePort, AgentMachineContext {
   }
 
   /** The machine's context is the agent itself (its `host`): no context object per agent. */
-  get host(): this {
+  override get host(): this {
     return this;
   }
 
@@ -329,15 +321,7 @@ export class AgentRuntime implements Agent, StagePort, AgentMachineContext {
     const handles: RunHandles = { controller, resolve, detach: undefined };
     this.current = run;
     this.handles = handles;
-    if (external?.aborted) {
-      run.error = 'aborted before it started';
-      controller.abort(external.reason);
-    } else if (external !== undefined) {
-      const onAbort = (): void => this.abort('aborted by the caller');
-      external.addEventListener('abort', onAbort, { once: true });
-      // A caller may pass one long-lived signal to many runs: leave no listener behind.
-      handles.detach = () => external.removeEventListener('abort', onAbort);
-    }
+    followSignal(handles, run, external, this);
   }
 
   private announce(run: RunState, input: RunInput, options: RunOptions): void {
@@ -364,45 +348,12 @@ export class AgentRuntime implements Agent, StagePort, AgentMachineContext {
     if (event !== undefined) this.step(EVENTS[aborted ? 'aborted' : event]);
   }
 
-  /**
-   * Delivers one event to the machine. Events sent while a transition runs wait in the mailbox,
-   * so the machine never re-enters itself. A stage that throws never escapes: the run ends with
-   * `error` and the machine starts afresh.
-   */
-  private step(event: AgentMachineEvent): void {
-    if (this.stepping) {
-      (this.mailbox ??= []).push(event);
-      return;
-    }
-    this.stepping = true;
-    try {
-      this.take(event);
-      this.drain();
-    } finally {
-      this.stepping = false;
-    }
-  }
-
-  private drain(): void {
-    for (let next = this.mailbox?.shift(); next !== undefined; next = this.mailbox?.shift()) this.take(next);
-  }
-
-  private take(event: AgentMachineEvent): void {
-    try {
-      this.at = this.machine.step(this.at, event, this);
-    } catch (error) {
-      this.onMachineError(error);
-    }
-  }
-
-  private onMachineError(error: unknown): void {
-    // What was queued belonged to the failed run; what its `agent.finished` subscribers send (a
-    // new run) is queued after this and still taken.
-    this.mailbox = undefined;
+  /** A stage threw: the run ends with `error`, and the next run begins from idle whatever stage threw. */
+  protected override onMachineError(error: unknown): void {
+    // What its `agent.finished` subscribers send (a new run) is queued after this and still taken.
+    this.restart();
     this.config.logger.error({ agent: this.name, err: error }, 'agent machine failed');
     const run = this.current;
-    // Start afresh: the next run begins from idle whatever stage threw.
-    this.at = this.machine.initial;
     this.entered('failed');
     if (run !== undefined) {
       this.handles?.controller.abort();

@@ -107,7 +107,8 @@ export function compileFlatMachine<TContext>(machine: AnyStateMachine): FlatMach
     return enter(chosen.target, args);
   };
 
-  const settle = (from: string, args: ActionArgs<TContext>): string => {
+  // Named after XState's `always`: in troupe's glossary "settle" is async work coming back, not this.
+  const takeAlways = (from: string, args: ActionArgs<TContext>): string => {
     let current = from;
     for (let steps = 0; ; steps++) {
       const next = choose(states.get(current)!.always, args);
@@ -122,12 +123,12 @@ export function compileFlatMachine<TContext>(machine: AnyStateMachine): FlatMach
     states: names,
     start(context) {
       const args = { context, event: { type: 'xstate.init' } };
-      return settle(enter(config.initial as string, args), args);
+      return takeAlways(enter(config.initial as string, args), args);
     },
     step(state, event, context) {
       const args = { context, event };
       const chosen = choose(states.get(state)?.on.get(event.type), args);
-      return settle(chosen === undefined ? state : take(chosen, args), args);
+      return takeAlways(chosen === undefined ? state : take(chosen, args), args);
     },
   };
 }

@@ -5,9 +5,11 @@ import type { ModelResponse } from '../llm/types.js';
 import type { ToolCall } from '../protocol/types.js';
 import type { RecordedAttempt, RecordedEnd } from '../tools/dispatch-options.js';
 import { firstDifference, loggedForm, sameEvent } from './event-match.js';
-import { answerOf, approvalKey, failureOf, hintFor, outcomeOf, pending, streamOf, type Divergence, type Pending, type ReplayMode, type ReplayTarget } from './replay-events.js';
+import { answerOf, approvalKey, hintFor, outcomeOf, pending, streamOf, type Divergence, type Pending, type ReplayMode, type ReplayTarget } from './replay-events.js';
+import { INTERRUPTED, ReplayWaits } from './replay-waits.js';
 
 export type { Divergence, ReplayMode, ReplayTarget } from './replay-events.js';
+export { LiveAgain } from './replay-waits.js';
 
 // Events about the log, the bus or a viewer, not about the scene: never compared.
 const IGNORED: ReadonlySet<string> = new Set(['bus.error', 'log.error', 'log.opened', 'log.checkpoint', 'inspector.paused']);
@@ -15,9 +17,6 @@ const IGNORED: ReadonlySet<string> = new Set(['bus.error', 'log.error', 'log.ope
 const STREAMED: ReadonlySet<string> = new Set(['llm.delta', 'llm.reasoning', 'llm.tool_call.delta', 'llm.superseded']);
 // What a host says or does from outside: published again as the log has it.
 const HOST_MADE: ReadonlySet<string> = new Set(['scene.event', 'agent.said', 'world.changed']);
-
-const INTERRUPTED: RecordedAttempt = Object.freeze({ kind: 'interrupted' });
-
 
 /**
  * Runs a scene (or agents) again in lockstep with its log. Each event the run publishes is
@@ -54,12 +53,8 @@ export class ReplayDriver {
   private liveIds: IdSource;
   private silentCount = 0;
   private pumpQueued = false;
-  /** Agents whose model call the log holds, and is not answered yet: agent → its next answer. */
-  private readonly replies = new Map<string, Pending<ModelResponse>>();
-  /** Calls an earlier resume found interrupted, waiting for the log to say so: callId → the outcome. */
-  private readonly interruptions = new Map<string, { waiting: Pending<RecordedAttempt>; outcome: RecordedAttempt }>();
-  /** Calls whose outcome the log holds, waiting for their turn: `callId#attempt` → the outcome. */
-  private readonly outcomes = new Map<string, Pending<RecordedAttempt>>();
+  /** Model calls and call attempts waiting for what the log holds. */
+  private readonly waits = new ReplayWaits();
   /** Ids of recorded calls' starts and of what they made: events that follow from them are the log's to make. */
   private readonly made = new Set<string>();
   /** Agents with a recorded call in flight: a world or private change of theirs without a cause is the call's. */
@@ -186,17 +181,11 @@ export class ReplayDriver {
     // What the model streamed comes first, now: a reply that came at once comes at once again.
     this.makeOwned();
     const at = this.findFrom(this.cursor, (event) => event.agent === agent && (event.type === 'llm.response' || event.type === 'llm.error'));
-    if (at === undefined) {
-      // Asked, but the log ends before the answer: ask the model once the log is used up.
-      const waiting = pending<ModelResponse>();
-      this.replies.set(agent, waiting);
-      return waiting.promise;
-    }
-    if (at === this.nextIndex() && this.replies.get(agent) === undefined) return answerOf(this.expected[at]!);
-    const waiting = pending<ModelResponse>();
-    this.replies.set(agent, waiting);
+    // Asked, but the log ends before the answer: ask the model once the log is used up.
+    if (at === undefined) return this.waits.reply(agent);
+    if (at === this.nextIndex() && !this.waits.awaitsReply(agent)) return answerOf(this.expected[at]!);
     this.schedulePump();
-    return waiting.promise;
+    return this.waits.reply(agent);
   }
 
   /** A call attempt's outcome as the log holds it (resume only): at once when it is next, else when reached. */
@@ -219,16 +208,12 @@ export class ReplayDriver {
     if (interruptedAt !== undefined && (at === undefined || interruptedAt < at)) {
       const outcome: RecordedAttempt = at === undefined ? INTERRUPTED : { kind: 'interrupted', then: outcomeOf(this.expected[at]!) as RecordedEnd };
       if (interruptedAt === this.nextIndex()) return outcome;
-      const waiting = pending<RecordedAttempt>();
-      this.interruptions.set(call.callId, { waiting, outcome });
       this.schedulePump();
-      return waiting.promise;
+      return this.waits.interruption(call.callId, outcome);
     }
     if (at !== undefined && at === this.nextIndex()) return outcomeOf(this.expected[at]!);
-    const waiting = pending<RecordedAttempt>();
-    this.outcomes.set(`${call.callId}#${attempt}`, waiting);
     this.schedulePump();
-    return waiting.promise;
+    return this.waits.outcome(`${call.callId}#${attempt}`);
   }
 
   private note(event: Envelope): void {
@@ -291,7 +276,7 @@ export class ReplayDriver {
    * call in flight, and what the host did from outside (events with no cause and no agent's run).
    */
   private owned(event: Envelope): boolean {
-    if (STREAMED.has(event.type)) return event.agent !== undefined && this.replies.has(event.agent);
+    if (STREAMED.has(event.type)) return event.agent !== undefined && this.waits.awaitsReply(event.agent);
     // A request made again for a decision still waiting: what an earlier resume did on going live.
     const approval = approvalKey(event);
     if (approval !== undefined && event.type.endsWith('.requested') && this.undecided.has(approval)) return true;
@@ -311,34 +296,10 @@ export class ReplayDriver {
 
   /** Hands the run what it waits for when the log's next event is its: a reply, an outcome, a decision. */
   private answer(next: Envelope): void {
-    const data = next.data as Record<string, unknown>;
-    if ((next.type === 'llm.response' || next.type === 'llm.error') && next.agent !== undefined) {
-      const waiting = this.replies.get(next.agent);
-      if (waiting === undefined) return;
-      this.replies.delete(next.agent);
-      if (next.type === 'llm.response') waiting.resolve(answerOf(next));
-      else waiting.reject(failureOf(next));
-      return;
-    }
-    if (next.type === 'tool.interrupted') {
-      const callId = data.callId as string;
-      const interruption = this.interruptions.get(callId);
-      if (interruption === undefined) return;
-      this.interruptions.delete(callId);
-      interruption.waiting.resolve(interruption.outcome);
-      return;
-    }
-    if (next.type === 'tool.completed' || next.type === 'tool.failed') {
-      const key = `${data.callId as string}#${data.attempt as number}`;
-      const waiting = this.outcomes.get(key);
-      if (waiting === undefined) return;
-      this.outcomes.delete(key);
-      waiting.resolve(outcomeOf(next));
-      return;
-    }
+    this.waits.handOver(next);
     if ((next.type === 'tool.approval.resolved' || next.type === 'tool.result.approval.resolved') && next.agent !== undefined) {
       const agent = this.target!.agent(next.agent);
-      const { callId, approved, reason } = data as { callId: string; approved: boolean; reason?: string };
+      const { callId, approved, reason } = next.data as { callId: string; approved: boolean; reason?: string };
       if (agent === undefined) return;
       if (next.type === 'tool.approval.resolved') {
         if (approved) agent.approve(callId);
@@ -351,12 +312,7 @@ export class ReplayDriver {
   /** The log is used up: everything still waiting goes on live. */
   private goLive(): void {
     this.state = 'live';
-    for (const [agent, waiting] of this.replies) waiting.reject(new LiveAgain(agent));
-    this.replies.clear();
-    for (const waiting of this.outcomes.values()) waiting.resolve(INTERRUPTED);
-    this.outcomes.clear();
-    for (const { waiting, outcome } of this.interruptions.values()) waiting.resolve(outcome);
-    this.interruptions.clear();
+    this.waits.release();
     this.ended.resolve();
   }
 
@@ -389,13 +345,5 @@ export class ReplayDriver {
   private findFrom(from: number, test: (event: Envelope) => boolean): number | undefined {
     for (let index = from; index < this.expected.length; index++) if (this.consumed[index] === 0 && test(this.expected[index]!)) return index;
     return undefined;
-  }
-}
-
-/** Thrown to a model call the log asked but never answered: the caller asks the model itself. */
-export class LiveAgain extends Error {
-  constructor(agent: string) {
-    super(`the log holds no answer to ${agent}'s model call: asking the model`);
-    this.name = 'LiveAgain';
   }
 }

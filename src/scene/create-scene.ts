@@ -1,28 +1,30 @@
 import type { Logger } from 'pino';
 import { silentLogger } from '../log/silent-logger.js';
 import { Budget } from '../agent/budget.js';
-import { createBus, type Bus } from '../bus/bus.js';
+import type { Bus } from '../bus/bus.js';
 import type { RunReason } from '../bus/events.js';
-import { randomIds, sequentialIds } from '../bus/ids.js';
 import { ConfigError, SceneError } from '../errors.js';
 import { createSessionLog, type SessionLog } from '../record/session-log.js';
 import type { ReplayTarget } from '../record/replay-driver.js';
 import { Cast } from './cast.js';
 import { frozenJson } from './json-value.js';
 import { takeTurn } from './take-turn.js';
-import { createPacer, paused, type Pacer } from './pacer.js';
+import { createPacer, type Pacer } from './pacer.js';
+import { runStepped } from './run-stepped.js';
 import { inWindow, type SceneClock } from './scene-clock.js';
+import { sceneBus } from './scene-bus.js';
 import { resolveSceneOptions, type ResolvedScene } from './scene-options.js';
 import type { PendingTrigger, SceneMember } from './scene-member.js';
 import { sceneTools } from './scene-tools.js';
 import { SceneEars } from './scene-ears.js';
 import { dueMembers, isQuiet, wakeOnTimers } from './schedule.js';
 import { SpeechLog } from './speech-log.js';
+import { stopResult } from './stop-result.js';
+import { TickGates } from './tick-gates.js';
 import type { CastMember, Scene, SceneAgent, SceneOptions, SceneResult, SceneStopReason, TickReport } from './types.js';
 import { createWorld } from './world-state.js';
 import { restoreScene, sceneReplayTarget, sceneSnapshot, type SceneSnapshot } from './scene-snapshot.js';
 import type { JsonValue, WorldPath, WorldState } from './world-types.js';
-
 
 /** The replay target of a scene made by `createScene` (what `resumeScene` and `replayLog` drive). */
 export function replayTargetOf(scene: Scene): ReplayTarget {
@@ -77,8 +79,8 @@ class SceneRuntime implements Scene {
   private resolveStopped!: (result: SceneResult) => void;
   /** Settles with the scene's result however it stops: what a timed run waits for. */
   private readonly whenStopped = new Promise<SceneResult>((resolve) => (this.resolveStopped = resolve));
-  /** Waits on a host's tick gate, let go when the scene has stopped (see `gateOrStop`). */
-  private readonly gateWaiters = new Set<() => void>();
+  /** Runs waiting on a host's tick gate, let go when the scene has stopped. */
+  private readonly gates = new TickGates();
 
   constructor(options: SceneOptions) {
     const resolved = resolveSceneOptions(options);
@@ -88,18 +90,8 @@ class SceneRuntime implements Scene {
     this.name = name;
     this.clock = resolved.clock;
     this.seed = resolved.seed;
-    // A stepped scene runs on simulated time with counted ids, so the same seed gives the same events.
-    // A log being resumed decides the bus's ids and checks each event as it is made.
     const replay = typeof options.log === 'object' ? options.log.replay : undefined;
-    if (replay !== undefined && options.bus !== undefined) throw new ConfigError(`scene "${name}": a resumed scene makes its own bus; leave \`bus\` out`);
-    const ids = replay?.ids ?? options.ids;
-    this.bus =
-      options.bus ??
-      createBus(
-        this.clock.intervalMs === undefined
-          ? { ids: ids ?? sequentialIds(name), clock: () => this.tickCount * this.clock.tickMs, tap: replay?.tap }
-          : { ids: ids ?? randomIds(), tap: replay?.tap },
-      );
+    this.bus = sceneBus(name, options, this.clock, () => this.tickCount * this.clock.tickMs, replay);
     options.observe?.(this.bus);
     this.logger = options.logger ?? silentLogger;
     this.ownsLog = typeof options.log === 'string';
@@ -207,44 +199,8 @@ class SceneRuntime implements Scene {
     signal?.addEventListener('abort', () => void this.stop('signal'), { once: true });
     await this.start();
     const until = this.tickCount + ticks;
-    if (this.clock.intervalMs === undefined) {
-      while (this.stopping === undefined && this.tickCount < until) {
-        // A host's pause: held until its gate opens, or the scene stops meanwhile.
-        const gate = options.beforeTick?.(this.tickCount + 1);
-        if (gate !== undefined) {
-          await this.gateOrStop(gate);
-          if (this.stopping !== undefined) break;
-        }
-        // Ticks chain only microtasks: between two, let signals, timers and sockets in when due.
-        if (this.pacer.due()) {
-          await paused(this.pacer);
-          if (this.stopping !== undefined) break;
-        }
-        await this.step();
-        const ended = this.endReason();
-        if (ended !== undefined) return this.stop(ended.reason, ended.detail);
-      }
-      return this.stopping ?? this.stop('ticks');
-    }
+    if (this.clock.intervalMs === undefined) return runStepped(this, until, options.beforeTick, this.gates, this.pacer);
     return this.runOnTimer(until, this.clock.intervalMs);
-  }
-
-  /**
-   * Resolves when the host's gate opens or the scene has stopped, whichever comes first. Not a
-   * race against `whenStopped`: a run of a million ticks would leave a million reactions on it.
-   */
-  private gateOrStop(gate: Promise<void>): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const letGo = (): void => {
-        this.gateWaiters.delete(letGo);
-        resolve();
-      };
-      this.gateWaiters.add(letGo);
-      gate.then(letGo, (error: unknown) => {
-        this.gateWaiters.delete(letGo);
-        reject(error);
-      });
-    });
   }
 
   stop(reason: SceneStopReason | string = 'stopped', detail?: string): Promise<SceneResult> {
@@ -252,7 +208,7 @@ class SceneRuntime implements Scene {
       this.stopping = this.shutDown(reason, detail);
       this.stopping.then((result) => {
         this.resolveStopped(result);
-        for (const letGo of [...this.gateWaiters]) letGo();
+        this.gates.openAll();
       });
     }
     return this.stopping;
@@ -341,7 +297,8 @@ class SceneRuntime implements Scene {
     return heard;
   }
 
-  private endReason(): { reason: SceneStopReason; detail?: string } | undefined {
+  /** Why the scene ends after the tick just taken, if it does (see `runStepped`). */
+  endReason(): { reason: SceneStopReason; detail?: string } | undefined {
     const exhausted = this.budget?.exhausted;
     if (exhausted !== undefined) return { reason: 'budget', detail: exhausted.message };
     if (isQuiet(this.options.schedule, this.order)) return { reason: 'quiet' };
@@ -378,18 +335,14 @@ class SceneRuntime implements Scene {
     clearTimeout(timeout);
     if (!settled) this.logger.warn({ scene: this.name, timeoutMs }, 'scene stopped with turns still settling');
     this.ears.close();
-    const known = ['ticks', 'quiet', 'stopped', 'budget', 'signal'].includes(reason);
-    const result: SceneResult = {
-      reason: (known ? reason : 'stopped') as SceneStopReason,
+    const { result, stopped } = stopResult(reason, detail, {
       tick: this.tickCount,
       turns: this.turnCount,
       failures: this.failures,
       usage: this.meter.usage(),
       wallMs: this.startedAt === undefined ? 0 : performance.now() - this.startedAt,
-    };
-    const why = detail ?? (known ? undefined : reason);
-    if (why !== undefined) result.detail = why;
-    this.bus.publish('scene.stopped', why === undefined ? { tick: this.tickCount, reason: result.reason } : { tick: this.tickCount, reason: result.reason, detail: why }, { scene: this.name });
+    });
+    this.bus.publish('scene.stopped', stopped, { scene: this.name });
     if (this.ownsLog) await this.log?.close();
     return result;
   }

@@ -1,16 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createActor, setup, type AnyStateMachine } from 'xstate';
-import { agentMachine, type AgentMachineEvent } from '../../machines/agent.machine.js';
+import { agentMachine } from '../../machines/agent.machine.js';
 import { compileFlatMachine } from '../../src/agent/flat-machine.js';
 
-// Every guard and action the machine names, read from the machine itself.
+// Every guard, action and event the machine names, read from the machine itself.
 const GUARDS = Object.keys(agentMachine.implementations.guards);
 const ACTIONS = Object.keys(agentMachine.implementations.actions);
-const EVENTS: AgentMachineEvent['type'][] = [
-  'run', 'model.responded', 'model.failed', 'repair.settled', 'approval.settled', 'dispatch.settled', 'results.settled',
-  'dispatch.failed', 'budget.exhausted', 'aborted',
-];
+const EVENTS: readonly string[] = agentMachine.events;
 
 /** A machine with recording actions and guards read from `flags`. */
 function instrumented(machine: AnyStateMachine, guards: readonly string[], actions: readonly string[], flags: Record<string, boolean>, log: string[]) {
@@ -90,6 +87,8 @@ describe('the compiled agent machine', () => {
     expect(GUARDS).toEqual(expect.arrayContaining(['turnOver', 'roundsExhausted', 'abortRequested', 'needsResultApproval']));
     expect(GUARDS).toHaveLength(12);
     expect(ACTIONS).toHaveLength(12);
+    expect(EVENTS).toEqual(expect.arrayContaining(['run', 'model.responded', 'dispatch.settled', 'aborted']));
+    expect(EVENTS).toHaveLength(10);
   });
 
   it('matches XState on any flat machine: eventless transitions after unhandled events and from the initial state', () => {

@@ -2,20 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { agentMachine, type AgentMachineEvent, type AgentStateName } from '../../machines/agent.machine.js';
 
+type GuardName = keyof NonNullable<Parameters<typeof agentMachine.provide>[0]['guards']>;
+
+/** Every guard the machine implements, read from the machine itself: a guard added later is faked too. */
+const GUARDS = Object.keys(agentMachine.implementations.guards) as GuardName[];
+
 /** A fake host: guards read its flags, actions log what ran. No I/O, no troupe runtime. */
-type Flags = {
-  nudged?: boolean;
-  malformed?: boolean;
-  hasCalls?: boolean;
-  rejected?: boolean;
-  repairable?: boolean;
-  needsApproval?: boolean;
-  anyApproved?: boolean;
-  needsResultApproval?: boolean;
-  correctionsExhausted?: boolean;
-  abortRequested?: boolean;
-  roundsExhausted?: boolean;
-};
+type Flags = Partial<Record<GuardName, boolean>>;
 
 function fakeAgent(flags: Flags) {
   const entered: AgentStateName[] = [];
@@ -37,19 +30,7 @@ function fakeAgent(flags: Flags) {
       fail: action('fail'),
       nudge: action('nudge'),
     },
-    guards: {
-      nudged: guard('nudged'),
-      malformed: guard('malformed'),
-      hasCalls: guard('hasCalls'),
-      rejected: guard('rejected'),
-      repairable: guard('repairable'),
-      needsApproval: guard('needsApproval'),
-      anyApproved: guard('anyApproved'),
-      needsResultApproval: guard('needsResultApproval'),
-      correctionsExhausted: guard('correctionsExhausted'),
-      abortRequested: guard('abortRequested'),
-      roundsExhausted: guard('roundsExhausted'),
-    },
+    guards: Object.fromEntries(GUARDS.map((name) => [name, guard(name)])) as Record<GuardName, () => boolean>,
   });
   const actor = createActor(machine, { input: { host: {} } });
   actor.subscribe({ error: (error) => ran.push(`error:${String(error)}`) });
@@ -143,6 +124,24 @@ describe('agent machine', () => {
     nudged.flags.nudged = true;
     nudged.send('model.responded');
     expect(nudged.actor.getSnapshot().value).toBe('done');
+  });
+
+  it('ends a scene turn whose rounds are spent, before any nudge', () => {
+    const agent = fakeAgent({ hasCalls: true, turnOver: true, roundsExhausted: true });
+    agent.send('run', 'model.responded', 'dispatch.settled');
+    expect(agent.entered.slice(-2)).toEqual(['observing', 'done']);
+    expect(agent.ran).not.toContain('nudge');
+    expect(agent.ran.at(-1)).toBe('finish');
+  });
+
+  it('fakes exactly the guards the transitions name', () => {
+    const named = new Set<unknown>();
+    for (const node of Object.values(agentMachine.config.states ?? {})) {
+      const transitions = [...Object.values(node.on ?? {}), node.always ?? []].flat();
+      for (const transition of transitions) if (typeof transition === 'object' && 'guard' in transition) named.add(transition.guard);
+    }
+    expect([...named].sort()).toEqual([...GUARDS].sort());
+    expect(GUARDS).toContain('turnOver');
   });
 
   it('ends in done on abort from every waiting state, and fails on model or dispatch failure', () => {
