@@ -6,7 +6,7 @@ import { createRedactor } from '../../src/record/redact.js';
 
 const parse = (text: string): unknown => JSON.parse(text);
 
-// RELIABILITY 5f (deep, cyclic, huge event data) and the serialization side of 2g (a 50 MB output,
+// Deep, cyclic and huge event data, and tool outputs that are hard to serialize (a 50 MB output,
 // a circular output, BigInt and functions): serialization is guarded and never throws.
 describe('safeJson', () => {
   it('replaces what JSON cannot say with readable placeholders', () => {

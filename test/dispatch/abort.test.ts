@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { dispatchCalls } from '../../src/tools/dispatch-calls.js';
 import { deferred, entry, flush, harness, makeTool, untilAborted } from './helpers.js';
 
-// RELIABILITY 2c: an abort during dispatch aborts running signals and fails queued calls at once;
+// An abort during dispatch aborts running signals and fails queued calls at once;
 // nothing is left pending, and a shared limiter is never cleared.
-describe('dispatchCalls: abort mid-dispatch (2c)', () => {
+describe('dispatchCalls: abort mid-dispatch', () => {
   it('aborts running calls and fails queued ones immediately, without starting them', async () => {
     const limiter = pLimit(1);
     const h = harness({ limiter });

@@ -5,7 +5,8 @@ import { ToolError } from '../../src/tools/tool-error.js';
 const coded = (code: string, message = `${code}: failed`) => Object.assign(new Error(message), { code });
 const http = (status: number) => Object.assign(new Error(`HTTP ${status}`), { status });
 
-// Seeds 000 and 003: classification with retryable defaults and hints for the model.
+// Classification of tool errors (file system, network, HTTP status, …) into kinds, with retryable
+// defaults and hints for the model.
 describe('classifyError', () => {
   it.each([
     ['ENOENT', coded('ENOENT', "ENOENT: no such file or directory, open './missing.json'"), 'not_found', false],

@@ -3,9 +3,9 @@ import { dispatchCalls } from '../../src/tools/dispatch-calls.js';
 import { ToolError } from '../../src/tools/tool-error.js';
 import { entry, harness, makeTool } from './helpers.js';
 
-// RELIABILITY 2a: sync throws and non-Error rejections become `execution` failures with a readable
+// Sync throws and non-Error rejections become `execution` failures with a readable
 // message; the other calls of the turn still finish; results keep the model's order.
-describe('dispatchCalls: tools that throw (2a)', () => {
+describe('dispatchCalls: tools that throw', () => {
   it('reports a sync throw and non-Error rejections while the others finish, in model order', async () => {
     const h = harness();
     const calls = [

@@ -4,9 +4,9 @@ import { freezeArgs } from '../../src/tools/freeze-args.js';
 import type { Args } from '../../src/protocol/types.js';
 import { entry, harness, makeTool } from './helpers.js';
 
-// RELIABILITY 2i: the tool gets a deep-frozen deep copy; mutating it throws (ES modules are
+// The tool gets a deep-frozen deep copy; mutating it throws (ES modules are
 // strict) and changes nothing; the logged args equal the validated args.
-describe('dispatchCalls: frozen arguments (2i)', () => {
+describe('dispatchCalls: frozen arguments', () => {
   const validated = (): Args => ({ id: 7, tags: ['a', 'b'], filter: { team: 'red', nested: { depth: 1 } } });
 
   it.each([

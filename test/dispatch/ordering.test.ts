@@ -13,10 +13,10 @@ function gatedTool(name: string, readOnly: boolean) {
   return { tool, open: (callId: string) => gates.get(callId)?.resolve(`${callId} done`), started: () => [...gates.keys()] };
 }
 
-// RELIABILITY 2e: writers run one at a time in model order; read-only calls run concurrently;
+// Writers run one at a time in model order; read-only calls run concurrently;
 // results come back in model order whatever finished first. Proven with deferred promises
 // resolved in reverse, never with wall-clock time.
-describe('dispatchCalls: ordering (2e)', () => {
+describe('dispatchCalls: ordering', () => {
   it('runs read-only calls concurrently and returns them in model order', async () => {
     const h = harness();
     const reader = gatedTool('read', true);

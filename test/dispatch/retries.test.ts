@@ -17,9 +17,9 @@ function flaky(failures: number, error: () => unknown, extra: Parameters<typeof 
   return { tool, attempts: () => attempts };
 }
 
-// RELIABILITY 2f: retryable failures are retried with exponential backoff up to the tool policy,
+// Retryable failures are retried with exponential backoff up to the tool policy,
 // each attempt published; writers are retried only when idempotent.
-describe('dispatchCalls: retries (2f)', () => {
+describe('dispatchCalls: retries', () => {
   beforeEach(() => {
     vi.useFakeTimers();
   });

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { dispatchCalls } from '../../src/tools/dispatch-calls.js';
 import { entry, harness, makeTool } from './helpers.js';
 
-// RELIABILITY 2j: 50 agents dispatch through one global limiter of 4: the limit is never exceeded
+// 50 agents dispatch through one global limiter of 4: the limit is never exceeded
 // and every call of every agent completes.
-describe('dispatchCalls: a global limiter shared by 50 agents (2j)', () => {
+describe('dispatchCalls: a global limiter shared by 50 agents', () => {
   it('never exceeds the limit and starves no agent', async () => {
     const limiter = pLimit(4);
     let running = 0;

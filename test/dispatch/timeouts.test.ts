@@ -3,9 +3,9 @@ import { createDispatchStats } from '../../src/tools/dispatch-stats.js';
 import { dispatchCalls } from '../../src/tools/dispatch-calls.js';
 import { deferred, entry, harness, makeTool, untilAborted } from './helpers.js';
 
-// RELIABILITY 2b: a tool that never settles times out; one that ignores its signal is a zombie
+// A tool that never settles times out; one that ignores its signal is a zombie
 // whose late result is reported and discarded, never delivered.
-describe('dispatchCalls: timeouts and zombies (2b)', () => {
+describe('dispatchCalls: timeouts and zombies', () => {
   beforeEach(() => {
     vi.useFakeTimers();
   });

@@ -3,8 +3,8 @@ import { dispatchCalls } from '../../src/tools/dispatch-calls.js';
 import { LogError } from '../../src/errors.js';
 import { deferred, entry, flush, harness, makeTool } from './helpers.js';
 
-// The write-ahead check (RELIABILITY 6f from the dispatcher's side): a call whose tool.started
-// could not be recorded never runs, and the turn rejects with the host error (fail closed).
+// The write-ahead check, from the dispatcher's side of a log that fails closed: a call whose
+// tool.started could not be recorded never runs, and the round rejects with the host error.
 describe('dispatchCalls: write-ahead check', () => {
   it('does not execute when assertRecorded throws, and rejects with that error', async () => {
     const failure = new LogError('log_write_failed', 'disk full');

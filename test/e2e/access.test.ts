@@ -7,7 +7,7 @@ import { parts } from './page-parts.js';
 import { startStage, type Stage } from './stage.js';
 
 /**
- * Who gets in, seen from a real browser (RELIABILITY.md 5d; test/inspect/security.test.ts checks
+ * Who gets in, seen from a real browser (the inspector's security model; test/inspect/security.test.ts checks
  * each rule with plain requests). The page without its token, or under another host name that
  * resolves to 127.0.0.1 (DNS rebinding), is refused. Another site on this machine, in the same
  * browser that holds the token cookie, can neither approve a call, nor read the state, nor

@@ -7,11 +7,11 @@ import { attrOf, parts, textOf } from './page-parts.js';
 import { startStage, type Stage } from './stage.js';
 
 /**
- * RELIABILITY.md 5g: model text with `<script>`, HTML images and markdown images reaches the page
+ * Model text with `<script>`, HTML images and markdown images reaches the page
  * in speech, streamed deltas, tool arguments and output, the world, an agent's name and the
  * timeline. It must show as text: no script runs (`window.__pwned` stays unset) and nothing is
  * fetched (a local server counting requests sees none; the page asks only its own server).
- * Bidi controls show as visible marks (2h).
+ * Bidi controls show as visible marks.
  */
 
 const POLL = { timeout: 15_000 };

@@ -1,5 +1,5 @@
 /**
- * RELIABILITY.md 1f: third-party corpora (BFCL, Roo Code, Cline, vLLM, Hermes) through troupe's
+ * Third-party corpora (BFCL, Roo Code, Cline, vLLM, Hermes) through troupe's
  * render → parse → validate path. Pass counts are floors measured when this was written; a
  * regression fails, an improvement should raise the floor. Set CORPORA_REPORT=1 to print the
  * categories behind docs/protocol-corpora.md.
@@ -135,7 +135,7 @@ describe('BFCL v4 single-turn', () => {
     expect(calls.get('pass')).toBeGreaterThanOrEqual(MEASURED.bfclPass);
     expect(nativePasses).toBeGreaterThanOrEqual(MEASURED.bfclNativePass);
 
-    // RELIABILITY.md 1e on real schemas: every registered tool's manifest example parses and validates.
+    // The manifest's few-shot examples, on real schemas: every registered tool's example parses and validates.
     const examples = new Tally();
     for (const registration of cache.values()) {
       if (!registration.ok) continue;

@@ -39,7 +39,7 @@ const mutated = fc.tuple(fc.constantFrom(...REALISTIC), fc.array(mutation, { max
   }, base),
 );
 
-describe('fuzz: never throws, never pollutes, only PROTOCOL.md categories', () => {
+describe('fuzz: never throws, never pollutes, only protocol categories', () => {
   it.each([
     ['random binary strings', fc.string({ unit: 'binary', maxLength: 300 })],
     ['random fragments', modelOutput],

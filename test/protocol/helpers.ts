@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { ProtocolCategory } from '../../src/protocol/types.js';
 
-/** Every category PROTOCOL.md defines that the parse stage can report. */
+/** Every protocol category the parse stage can report (docs/protocol.md, categories and events). */
 export const PROTOCOL_CATEGORIES: ReadonlySet<ProtocolCategory> = new Set<ProtocolCategory>([
   'unclosed_action',
   'multiple_action_blocks',

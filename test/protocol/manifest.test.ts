@@ -1,4 +1,4 @@
-/** The prompt manifest and its few-shot example (RELIABILITY.md 1e). */
+/** The prompt manifest and its few-shot example: each tool's example call parses and validates. */
 import { describe, expect, it } from 'vitest';
 import { exampleCall, renderManifest } from '../../src/protocol/manifest.js';
 import { parseOutput } from '../../src/protocol/parse-output.js';

@@ -1,4 +1,4 @@
-/** PROTOCOL.md rules 10–15: XML argument text converted by the tool's schema, then AJV. */
+/** XML argument text converted by the tool's schema, then AJV (docs/protocol.md, rules 10–15: strings, numbers, booleans and null, arrays, objects, JSON literals). */
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../src/tools/types.js';
 import { validateCalls } from '../../src/tools/validate-calls.js';

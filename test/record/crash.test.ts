@@ -6,9 +6,9 @@ import { readLog } from '../../src/record/read-log.js';
 import { createSessionLog } from '../../src/record/session-log.js';
 import { kill, startWriter, tempDir } from './helpers.js';
 
-// RELIABILITY 6a: a writer SIGKILLed mid-append leaves a torn last line; readers quarantine it and
+// A writer SIGKILLed mid-append leaves a torn last line; readers quarantine it and
 // go on, nothing written before the kill is lost, and the log stays appendable.
-describe('session log: SIGKILL mid-append (6a)', () => {
+describe('session log: SIGKILL mid-append', () => {
   let cleanup = (): void => {};
   afterEach(() => cleanup());
 

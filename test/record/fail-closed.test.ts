@@ -23,9 +23,9 @@ function countingTool(): { tool: Tool; runs: () => number } {
   return { tool, runs: () => runs };
 }
 
-// RELIABILITY 6f: when a write fails the log fails closed: no tool runs whose tool.started could
+// When a write fails the log fails closed: no tool runs whose tool.started could
 // not be recorded, and the error is clear.
-describe('session log: write failures fail closed (6f)', () => {
+describe('session log: write failures fail closed', () => {
   let cleanup = (): void => {};
   afterEach(() => cleanup());
 

@@ -14,9 +14,9 @@ import { tempDir } from './helpers.js';
 const header = (fields: Record<string, unknown>) =>
   `${JSON.stringify({ format: 'troupe-log', version: LOG_VERSION, catalogue: CATALOGUE_VERSION, createdAt: '2025-01-01T00:00:00.000Z', ...fields })}\n`;
 
-// RELIABILITY 6e: a log from another version, or with a truncated header, fails with a clear
+// A log from another version, or with a truncated header, fails with a clear
 // error naming the version; a damaged line elsewhere is quarantined, never fatal.
-describe('session log: header and version (6e)', () => {
+describe('session log: header and version', () => {
   let dir = '';
   let cleanup = (): void => {};
   afterEach(() => cleanup());

@@ -5,8 +5,8 @@ import { LogError } from '../../src/errors.js';
 import { createSessionLog } from '../../src/record/session-log.js';
 import { kill, startWriter, tempDir } from './helpers.js';
 
-// RELIABILITY 6g: one writer per log: a second open, in this process or another, refuses.
-describe('session log: locking (6g)', () => {
+// One writer per log: a second open, in this process or another, refuses.
+describe('session log: locking', () => {
   let cleanup = (): void => {};
   afterEach(() => cleanup());
   const path = (): string => {

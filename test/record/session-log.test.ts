@@ -85,7 +85,7 @@ describe('session log: writing', () => {
 
   it('puts data of lines over maxLineBytes in a side file and references it', async () => {
     const { log, bus, dir } = open({ maxLineBytes: 4_096 });
-    const output = 'o'.repeat(50 * 1024 * 1024); // RELIABILITY 2g: a 50 MB output
+    const output = 'o'.repeat(50 * 1024 * 1024); // a 50 MB tool output
     const done = bus.publish('tool.completed', { callId: 'big', name: 'dump', args: {}, output, durationMs: 3, attempt: 1 });
     bus.publish('agent.said', { text: 'small stays inline' });
     await log.close();

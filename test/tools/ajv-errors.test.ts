@@ -1,4 +1,4 @@
-/** PROTOCOL.md rule 16: AJV's first error, worded for the model with its keyword, path and property. */
+/** AJV's first error (docs/protocol.md rule 16), worded for the model with its keyword, path and property. */
 import { describe, expect, it } from 'vitest';
 import { createRegistry } from '../../src/tools/registry.js';
 import { validateCalls } from '../../src/tools/validate-calls.js';

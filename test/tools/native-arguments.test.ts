@@ -1,4 +1,4 @@
-/** PROTOCOL.md rule 17: native `arguments` text. */
+/** Native `arguments` text: empty means `{}`, else exactly one JSON object read by the checking parser (docs/protocol.md rule 17). */
 import { describe, expect, it } from 'vitest';
 import { createRegistry } from '../../src/tools/registry.js';
 import { validateCalls } from '../../src/tools/validate-calls.js';

@@ -1,4 +1,4 @@
-/** RELIABILITY.md 1b and 1c: random registries and values survive render → parse → validate; mutated input never throws. */
+/** Random registries and values survive render → parse → validate; mutated input never throws. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseOutput } from '../../src/protocol/parse-output.js';

@@ -1,4 +1,4 @@
-/** PROTOCOL.md rule 9 and the validate stage as a whole: names, permissions, order, first problem. */
+/** The validate stage as a whole, and how names are compared (docs/protocol.md rule 9): names, permissions, order, first problem. */
 import { describe, expect, it } from 'vitest';
 import type { RawCall } from '../../src/protocol/types.js';
 import { createRegistry } from '../../src/tools/registry.js';
