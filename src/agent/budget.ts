@@ -73,11 +73,11 @@ export class Budget {
       if (limit === undefined) continue;
       const adding = kind === 'modelCalls' || kind === 'toolCalls' ? (spend[kind] ?? 0) : 0;
       if (adding === 0 && (kind === 'modelCalls' || kind === 'toolCalls')) continue;
-      // Tokens are spent by model calls only: a turn the model already wrote still runs.
+      // Tokens are spent by model calls only: a round the model already wrote still runs.
       if (kind === 'tokens' && !(spend.modelCalls! > 0)) continue;
       const used = kind === 'wallMs' ? this.clock() - this.startedAt : this[kind];
       if (adding > 0 ? used + adding <= limit : used < limit) continue;
-      const needing = adding > 1 ? ` (this turn needs ${adding})` : '';
+      const needing = adding > 1 ? ` (this round needs ${adding})` : '';
       this.refusal = { budget: this.name, kind, limit, used, message: `budget "${this.name}" exhausted: ${KINDS[kind]} ${used}/${limit}${needing}` };
       return this.refusal;
     }

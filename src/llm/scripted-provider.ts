@@ -114,7 +114,7 @@ export function scriptedProvider(
     },
     assertConsumed() {
       if (queue !== undefined && used < queue.length) {
-        throw new ScriptError(`scripted provider has ${queue.length - used} unused turn(s) of ${queue.length}`);
+        throw new ScriptError(`scripted provider has ${queue.length - used} unused ${queue.length - used === 1 ? 'reply' : 'replies'} of ${queue.length}`);
       }
     },
   };

@@ -52,7 +52,7 @@ describe('budgets', () => {
     });
     const result = await agent.run('go');
     expect(calls).toEqual(['greedy:first']);
-    expect(result).toMatchObject({ reason: 'budget', error: 'budget "greedy" exhausted: tool calls 1/3 (this turn needs 3)' });
+    expect(result).toMatchObject({ reason: 'budget', error: 'budget "greedy" exhausted: tool calls 1/3 (this round needs 3)' });
   });
 
   it('a budget shared by two agents is spent by both', async () => {
