@@ -144,11 +144,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
     // A dispatch in flight settles promptly on abort (its signals fire), and reports its calls
     // first. Anywhere else the run ends right after the caller returns: when the caller is a bus
     // subscriber, the event it is handling reaches every subscriber before `agent.finished`.
-    if (this.state !== 'dispatching') {
-      queueMicrotask(() => {
-        if (this.current === run && !run.finished) this.step(EVENTS.aborted);
-      });
-    }
+    if (this.state !== 'dispatching') queueMicrotask(() => this.complete(run, endAborted, undefined, 'report'));
   }
 
   async close(): Promise<void> {
@@ -241,11 +237,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
 
   defer(then: () => StageEvent | undefined): void {
     const run = this.current!;
-    queueMicrotask(() => {
-      if (this.current !== run || run.finished) return;
-      const event = then();
-      if (event !== undefined) this.step(EVENTS[event]);
-    });
+    queueMicrotask(() => this.complete(run, callDeferred, then, 'regardless'));
   }
 
   get signal(): AbortSignal {
@@ -337,12 +329,14 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
   }
 
   /**
-   * The one place where asynchronous work comes back: work of a run that has ended is dropped, and
-   * work of an aborted run is dropped or, when it must be reported, ends the run `aborted`.
+   * The one place where asynchronous work comes back (model replies, dispatches, hooks, deferred
+   * announcements, the end of an aborted run): work of a run that has ended is dropped, and work
+   * of an aborted run is dropped, or applied and ends the run `aborted` ('report'), or applied as
+   * if nothing happened ('regardless': what it sends is still refused once the run has ended).
    */
-  private complete<T>(run: RunState, apply: Completion<T>, value: T, abort: 'drop' | 'report' | undefined): void {
+  private complete<T>(run: RunState, apply: Completion<T>, value: T, abort: 'drop' | 'report' | 'regardless' | undefined): void {
     if (this.current !== run || run.finished) return;
-    const aborted = this.handles!.controller.signal.aborted;
+    const aborted = abort !== 'regardless' && this.handles!.controller.signal.aborted;
     if (aborted && abort !== 'report') return;
     const event = apply(value, run, this.config, this);
     if (event !== undefined) this.step(EVENTS[aborted ? 'aborted' : event]);
@@ -362,3 +356,9 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
     }
   }
 }
+
+/** A deferred stage step, run through `complete`. */
+const callDeferred: Completion<() => StageEvent | undefined> = (then) => then();
+
+/** The end of a run aborted outside a dispatch (which reports its own calls first). */
+const endAborted: Completion<undefined> = () => 'aborted';
