@@ -23,7 +23,8 @@ type Frame = { container: Record<string, unknown> | unknown[]; key: string };
  * keys → `duplicate_param`, `Object.prototype` member names or `prototype` as keys →
  * `forbidden_name`, a member deeper than `maxDepth` → `limit_exceeded`, lone surrogates and
  * forbidden control characters in keys or strings → `invalid_character`, anything else →
- * `invalid_json`. Objects are plain objects whose keys are defined, never assigned.
+ * `invalid_json`. Objects are plain objects whose keys are defined, never assigned. An integer
+ * literal past 2^53 − 1 in magnitude is kept as its text, never rounded.
  *
  * @example
  * parseCheckedJson('{"a":1,"a":2}', { maxDepth: 16, baseDepth: 1 })
@@ -100,7 +101,7 @@ export function parseCheckedJson(text: string, options: CheckedJsonOptions): Out
       } else if (code === 0x2d /* - */ || (code >= 0x30 && code <= 0x39)) {
         const end = numberEnd(text, index);
         if (end < 0) return unexpected();
-        value = Number(text.slice(index, end));
+        value = readNumber(text.slice(index, end));
         index = end;
       } else if (text.startsWith('true', index)) {
         value = true;
@@ -215,6 +216,17 @@ const SIMPLE_ESCAPES: ReadonlyMap<number, string> = new Map([
   [0x72, '\r'],
   [0x74, '\t'],
 ]);
+
+/**
+ * A JSON number's value. An integer literal past 2^53 − 1 in magnitude would be rounded by
+ * `Number` (a different id, amount or count than the model wrote): it stays the text it was, so
+ * the tool's schema rejects it as the wrong type (as it does for the same digits in XML) rather
+ * than a nearby number running.
+ */
+function readNumber(literal: string): number | string {
+  const value = Number(literal);
+  return Number.isSafeInteger(value) || !Number.isInteger(value) || /[.eE]/.test(literal) ? value : literal;
+}
 
 /** The end of the JSON number at `start` (`-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?`), or -1. */
 function numberEnd(text: string, start: number): number {

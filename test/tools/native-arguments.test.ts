@@ -42,6 +42,18 @@ describe('native arguments', () => {
     expect(!outcome.ok && outcome.problem.kind === 'malformed' && outcome.problem.problem.category).toBe(category);
   });
 
+  it('rejects an integer past 2^53 − 1 as a type error instead of running a rounded number', () => {
+    const registry = createRegistry([{ ...fixtureTools[0]!, name: 'pay', parameters: { type: 'object', properties: { amount: { type: 'integer' }, ref: { type: 'number' } } } }]);
+    const pay = (text: string) => validateCalls([nativeCall('pay', text)], { registry, limits: DEFAULT_LIMITS });
+    for (const literal of ['9007199254740993', '-9007199254740993', '12345678901234567890']) {
+      const outcome = pay(`{"amount": ${literal}}`);
+      expect(!outcome.ok && outcome.problem.kind === 'rejected' && outcome.problem.rejection).toMatchObject({ code: 'invalid_arguments', category: 'validation_error', issues: [{ keyword: 'type' }] });
+    }
+    // The largest safe integer runs as written; a number with a fraction or exponent is a number.
+    expect(pay('{"amount": 9007199254740991, "ref": 1e300}')).toMatchObject({ ok: true, value: [{ args: { amount: 9007199254740991, ref: 1e300 } }] });
+    expect(pay('{"amount": 1, "ref": 9007199254740993.5}')).toMatchObject({ ok: true });
+  });
+
   it('limits the length of the arguments text to maxActionChars', () => {
     const text = JSON.stringify({ home: 'x'.repeat(200), away: 'y' });
     const outcome = run(text, 'plan_match', { ...DEFAULT_LIMITS, maxActionChars: 100 });
