@@ -29,6 +29,25 @@ describe('conversation memory', () => {
     provider.assertConsumed();
   });
 
+  it('answers queries by role and by range', async () => {
+    const provider = scriptedProvider(['Ana.', 'Red.', 'Seven.']);
+    const { agent } = testAgent({ provider, memory: true });
+    for (const question of ['Who?', 'Which team?', 'What number?']) await agent.run(question);
+    const memory = agent.memory!;
+    const text = (messages: readonly ChatMessage[]) => messages.map((message) => message.content);
+    expect(text(memory.messages({ role: 'user' }))).toEqual(['Who?', 'Which team?', 'What number?']);
+    expect(text(memory.messages({ role: 'assistant', last: 2 }))).toEqual(['Red.', 'Seven.']);
+    expect(text(memory.messages({ role: ['user', 'assistant'], from: 1, to: 3 }))).toEqual(['Ana.', 'Which team?']);
+    expect(text(memory.messages({ from: -2 }))).toEqual(['What number?', 'Seven.']);
+    expect(memory.messages({ last: 0 })).toEqual([]);
+    expect(memory.messages({})).toEqual(memory.messages());
+    expect([memory.messageCount(), memory.messageCount('user'), memory.messageCount(['tool'])]).toEqual([6, 3, 0]);
+    expect(() => memory.messages({ role: 'narrator' as never })).toThrow(new ConfigError('memory.messages: unknown role "narrator" (roles: system, user, assistant, tool)'));
+    expect(() => memory.messages({ last: 2, from: 1 })).toThrow(/either last or a range/);
+    expect(() => memory.messages({ last: -1 })).toThrow(/last must be a whole number from 0, got -1/);
+    expect(() => memory.messages({ from: 1.5 })).toThrow(/from must be a whole number/);
+  });
+
   it('leaves runs independent without the memory option, exactly as before', async () => {
     const provider = scriptedProvider(['One.', 'Two.']);
     const { agent, events } = testAgent({ provider, instructions: 'Count.' });

@@ -12,6 +12,7 @@ import { DEFAULT_VARIABLE_LIMITS, VariableStore, type VariableInfo, type Variabl
 import type { Tool } from '../../tools/types.js';
 import { IMAGES_FOLLOW, type ObservedCall } from '../observation-text.js';
 import { closeUnread, unreadNote, withoutImages } from './unread-calls.js';
+import { countMessages, queryMessages, type MessageQuery, type MessageRole } from './message-query.js';
 
 /** The `memory` option of `createAgent`: a history kept across runs, under a token budget. */
 export type MemoryOptions = {
@@ -41,8 +42,13 @@ export type AgentMemory = {
   readonly encoding: TokenEncoding | undefined;
   /** The name of the compaction policy. */
   readonly policy: string;
-  /** The kept messages, oldest first, as the next run will send them after the system prompt. */
-  messages(): ChatMessage[];
+  /**
+   * The kept messages, oldest first, as the next run will send them after the system prompt; or
+   * those a query picks: by role, then by range or the last n (`{ role: 'user', last: 3 }`).
+   */
+  messages(query?: MessageQuery): ChatMessage[];
+  /** How many messages are kept, of one role or several if given. */
+  messageCount(role?: MessageRole | readonly MessageRole[]): number;
   /** The kept turns (one per run or scene turn, or a summary), oldest first. */
   turns(): readonly MemoryTurn[];
   /** Tokens of the kept history. */
@@ -137,8 +143,13 @@ export class Memory implements AgentMemory {
     }
   }
 
-  messages(): ChatMessage[] {
-    return this.kept.flatMap((turn) => turn.messages);
+  messages(query?: MessageQuery): ChatMessage[] {
+    const all = this.kept.flatMap((turn) => turn.messages);
+    return query === undefined ? all : queryMessages(all, query);
+  }
+
+  messageCount(role?: MessageRole | readonly MessageRole[]): number {
+    return countMessages(this.messages(), role);
   }
 
   turns(): readonly MemoryTurn[] {
