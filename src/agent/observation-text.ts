@@ -32,6 +32,8 @@ export type ObservationOptions = {
    * only as their placeholders (`omitted`, the default: the provider takes no images).
    */
   images?: 'attached' | 'omitted';
+  /** How the model writes calls: the wording of a correction follows it (default `xml`). */
+  protocol?: 'xml' | 'native';
 };
 
 /** The text of one observation, plus whether the turn went as the model meant. */
@@ -39,6 +41,23 @@ export type Observation = { text: string; ok: boolean };
 
 const FORMAT_REMINDER =
   'Write one block: <ACTION><tool_name><param>value</param></tool_name></ACTION>, or answer in plain text with no block when you are done.';
+const NATIVE_REMINDER = 'Call the tools again with valid arguments, or answer in plain text with no tool call when you are done.';
+
+/** The words of a correction, by how the model writes its calls. */
+const WORDING = {
+  xml: {
+    unreadable: 'Your <ACTION> block could not be read',
+    rejected: 'Your <ACTION> block was rejected',
+    again: 'Fix the call and send the whole block again.',
+    reminder: FORMAT_REMINDER,
+  },
+  native: {
+    unreadable: 'Your tool calls could not be read',
+    rejected: "This round's tool calls were rejected",
+    again: "Fix the call and make this round's calls again.",
+    reminder: NATIVE_REMINDER,
+  },
+} as const;
 
 /**
  * The observation for one turn: one line per call naming its outcome, tool output quoted. Quoting
@@ -46,28 +65,27 @@ const FORMAT_REMINDER =
  * bidi and control characters visible, so a result can never pose as a call or end the block.
  */
 export function observationText(outcome: RoundReport, options: ObservationOptions): Observation {
+  const words = WORDING[options.protocol ?? 'xml'];
   switch (outcome.kind) {
     case 'malformed':
       return {
         ok: false,
-        text:
-          `Your <ACTION> block could not be read (${outcome.problem.category}): ${quote(outcome.problem.message)}\n` +
-          `Nothing ran. ${FORMAT_REMINDER}`,
+        text: `${words.unreadable} (${outcome.problem.category}): ${quote(outcome.problem.message)}\nNothing ran. ${words.reminder}`,
       };
     case 'rejected': {
       const { rejection, callCount } = outcome;
       const lines = [
-        `Your <ACTION> block was rejected; nothing ran (${callCount === 1 ? 'its only call' : `none of its ${callCount} calls`}).`,
+        `${words.rejected}; nothing ran (${callCount === 1 ? 'its only call' : `none of its ${callCount} calls`}).`,
         `${rejection.name} (${rejection.callId}): ${rejection.category}: ${quote(rejection.message)}`,
       ];
       for (const issue of rejection.issues.slice(1, 5)) lines.push(`- ${quote(issue.message)}`);
-      lines.push('Fix the call and send the whole block again.');
+      lines.push(words.again);
       return { ok: false, text: lines.join('\n') };
     }
     case 'empty':
       return {
         ok: false,
-        text: `Your reply was empty. ${FORMAT_REMINDER}`,
+        text: `Your reply was empty. ${words.reminder}`,
       };
     case 'calls': {
       const parts = outcome.calls.map((call) => describeCall(call, options));

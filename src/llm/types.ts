@@ -15,7 +15,15 @@ export type ChatMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string; images?: readonly MessageImage[] }
   | { role: 'assistant'; content: string; toolCalls?: NativeToolCall[] }
-  | { role: 'tool'; callId: string; name: string; content: string; images?: readonly MessageImage[] };
+  | {
+      role: 'tool';
+      callId: string;
+      name: string;
+      content: string;
+      images?: readonly MessageImage[];
+      /** The call failed, was rejected, denied, or its result withheld: `content` says which. */
+      failed?: true;
+    };
 
 /**
  * What a provider can carry besides text. The agent attaches a tool's images only where the

@@ -122,3 +122,15 @@ describe('observations', () => {
     expect(text).toMatch(/broken_read \(\S+\) failed \[execution\]/);
   });
 });
+
+describe('observations for native function calls', () => {
+  it('word each correction for function calls, never for <ACTION> blocks', async () => {
+    const { observationText } = await import('../../src/agent/observation-text.js');
+    const native = { maxOutputChars: 1_000, protocol: 'native' as const };
+    const malformed = observationText({ kind: 'malformed', problem: { category: 'invalid_arguments_json', message: 'not JSON' } as never }, native);
+    expect(malformed.text).toBe('Your tool calls could not be read (invalid_arguments_json): not JSON\nNothing ran. Call the tools again with valid arguments, or answer in plain text with no tool call when you are done.');
+    expect(observationText({ kind: 'empty' }, native).text).toBe('Your reply was empty. Call the tools again with valid arguments, or answer in plain text with no tool call when you are done.');
+    // The XML wording is unchanged.
+    expect(observationText({ kind: 'empty' }, { maxOutputChars: 1_000 }).text).toMatch(/^Your reply was empty\. Write one block: <ACTION>/);
+  });
+});

@@ -118,6 +118,24 @@ describe('anthropicProvider in an agent', () => {
     ]);
   });
 
+  it('marks a rejected native call is_error, worded for function calls, and a completed one not', async () => {
+    server.reply(wire.sse(wire.brokenArgumentsStream), wire.sse(wire.textStream));
+    const { result } = await runWith(adapter(server), 'native', true);
+    expect(result.reason).toBe('final_answer');
+    const messages = bodyOf(server, 1)['messages'] as { role: string; content: { type: string; is_error?: boolean; content?: string }[] }[];
+    const results = messages.at(-1)!.content.filter((block) => block.type === 'tool_result');
+    expect(results).toEqual([expect.objectContaining({ type: 'tool_result', is_error: true, content: expect.stringMatching(/^This round's tool calls were rejected; nothing ran/) })]);
+    expect(results[0]!.content).toContain("Fix the call and make this round's calls again.");
+    expect(results[0]!.content).not.toContain('<ACTION>');
+  });
+
+  it('sends a completed native call without is_error', async () => {
+    server.reply(wire.sse(wire.parallelStream), wire.sse(wire.textStream));
+    await runWith(adapter(server), 'native', true);
+    const messages = bodyOf(server, 1)['messages'] as { role: string; content: { type: string; is_error?: boolean }[] }[];
+    expect(messages.at(-1)!.content.map((block) => block.is_error)).toEqual([undefined, undefined]);
+  });
+
   it('asks the XML agent to stop at </ACTION> and sends the block back closed', async () => {
     server.reply(wire.sse(wire.actionStream), wire.sse(wire.textStream));
     await runWith(adapter(server), 'xml', true);

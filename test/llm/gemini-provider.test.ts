@@ -140,7 +140,7 @@ describe('gemini: request mapping', () => {
             ],
           },
           { role: 'tool', callId: 'call_1', name: 'lookup_player', content: '{"name":"Ana"}' },
-          { role: 'tool', callId: 'fc_9Yk2', name: 'lookup_player', content: 'invalid_arguments_json: …' },
+          { role: 'tool', callId: 'fc_9Yk2', name: 'lookup_player', content: 'invalid_arguments_json: …', failed: true },
         ],
       }),
     );
@@ -162,7 +162,8 @@ describe('gemini: request mapping', () => {
         role: 'user',
         parts: [
           { functionResponse: { name: 'lookup_player', response: { result: '{"name":"Ana"}' } } },
-          { functionResponse: { id: 'fc_9Yk2', name: 'lookup_player', response: { result: 'invalid_arguments_json: …' } } },
+          // A failed call's result goes back as Gemini's error response.
+          { functionResponse: { id: 'fc_9Yk2', name: 'lookup_player', response: { error: 'invalid_arguments_json: …' } } },
         ],
       },
     ]);

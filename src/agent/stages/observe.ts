@@ -17,7 +17,7 @@ import type { StagePort } from './stage-port.js';
 /** Writes the round's observation into the history and on the bus. */
 export function observe(run: RunState, config: AgentConfig, port: StagePort): void {
   const outcome = run.outcome;
-  const options: ObservationOptions = { maxOutputChars: config.maxObservationChars };
+  const options: ObservationOptions = { maxOutputChars: config.maxObservationChars, protocol: config.protocol };
   let report: RoundReport;
   let observed: ObservedCall[] = [];
   if (outcome.kind === 'calls') {
@@ -49,6 +49,8 @@ export function observe(run: RunState, config: AgentConfig, port: StagePort): vo
       const repaired = outcome.kind === 'calls' && outcome.repaired?.callId === call.id ? `${repairNote(outcome.repaired)}\n` : '';
       const content = entry !== undefined ? repaired + describeCall(entry, options) : text;
       const message: ChatMessage = { role: 'tool', callId: call.id, name: call.name, content: config.memory?.toolMessage(call.id, content) ?? content };
+      // Providers that mark a failed result (Anthropic's is_error, Gemini's error response) are told.
+      if (entry === undefined || entry.status !== 'completed') message.failed = true;
       const attached = entry !== undefined && images !== 'none' ? callImages(entry) : [];
       if (attached.length > 0 && images === 'tool') message.images = attached;
       else shown.push(...attached);

@@ -96,6 +96,7 @@ function mapMessages(history: readonly ChatMessage[], memory: ThinkingMemory): {
         const block: ToolResultBlockParam = { type: 'tool_result', tool_use_id: message.callId };
         if (message.images?.length) block.content = [...textBlock(message.content), ...message.images.map(imageBlock)];
         else if (message.content !== '') block.content = message.content;
+        if (message.failed === true) block.is_error = true;
         if (results === undefined) {
           results = [block];
           messages.push({ role: 'user', content: results });

@@ -88,7 +88,8 @@ function partsOf(message: Exclude<ChatMessage, { role: 'system' }>, signatures: 
       return parts;
     }
     case 'tool': {
-      const response: Part = { functionResponse: { name: message.name, response: { result: message.content } } };
+      // Gemini reads `error` (rather than the output) as a call that did not succeed.
+      const response: Part = { functionResponse: { name: message.name, response: message.failed === true ? { error: message.content } : { result: message.content } } };
       if (!GENERATED_ID.test(message.callId) && message.callId !== '') response.functionResponse!.id = message.callId;
       const images = message.images ?? [];
       if (images.length === 0) return [response];
