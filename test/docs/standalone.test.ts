@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
  */
 
 const root = resolve(import.meta.dirname, '../..');
-const OUTSIDE = /PROTOCOL\.md|PROTOCOL §|DESIGN\.md|DESIGN §|STYLE\.md|\bRELIABILITY\b|\b[Ss]eeds? 00\d|\.\.\/shared\b|\/work\/shared/;
+const OUTSIDE = /PROTOCOL\.md|PROTOCOL [§]|DESIGN\.md|DESIGN [§]|STYLE\.md|\bRELIABILITY\b|\b[Ss]eeds? 00\d|\.\.\/shared\b|\/work\/shared/;
 
 function files(folder: string, extensions: readonly string[], skip: readonly string[] = []): string[] {
   return readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })
