@@ -78,7 +78,7 @@ export function observationText(outcome: RoundReport, options: ObservationOption
         `${words.rejected}; nothing ran (${callCount === 1 ? 'its only call' : `none of its ${callCount} calls`}).`,
         `${rejection.name} (${rejection.callId}): ${rejection.category}: ${quote(rejection.message)}`,
       ];
-      for (const issue of rejection.issues.slice(1, 5)) lines.push(`- ${quote(issue.message)}`);
+      for (const issue of rejection.issues.slice(1)) lines.push(`- ${quote(issue.message)}`);
       lines.push(words.again);
       return { ok: false, text: lines.join('\n') };
     }

@@ -53,7 +53,7 @@ export function resolveParseOptions(options?: ParseOptions): ResolvedParseOption
   };
 }
 
-const LIMIT_KEYS = ['maxActionChars', 'maxCallsPerAction', 'maxDepth'] as const;
+const LIMIT_KEYS = ['maxActionChars', 'maxCallsPerAction', 'maxDepth', 'maxIssues'] as const;
 
 /** Drops `undefined` entries so `{ maxDepth: undefined }` keeps the default. */
 function definedOnly(limits: Partial<ProtocolLimits>): Partial<ProtocolLimits> {

@@ -21,12 +21,15 @@ export type ProtocolLimits = {
   maxCallsPerAction: number;
   /** Element depth: ACTION = 0, call = 1, argument = 2; JSON literals add their nesting. */
   maxDepth: number;
+  /** Issues a call rejected for its arguments reports at most, so one correction can fix them all. */
+  maxIssues: number;
 };
 
 export const DEFAULT_LIMITS: Readonly<ProtocolLimits> = Object.freeze({
   maxActionChars: 262_144,
   maxCallsPerAction: 16,
   maxDepth: 16,
+  maxIssues: 5,
 });
 
 /** One argument element of an XML call, as written. */

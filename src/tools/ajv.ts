@@ -49,14 +49,15 @@ const formats: NonNullable<Options['formats']> = {
 };
 
 /**
- * A fresh AJV instance with the rule-16 options, for compiling one tool's parameters.
+ * A fresh AJV instance with the rule-16 options, for compiling one tool's parameters (with
+ * `allErrors` for the validator that lists every issue of a rejected call).
  *
  * One instance per tool keeps compiled schemas from piling up in a shared cache and lets two tools
  * use the same `$id`. The instance skips AJV's own meta-schema pass (`validateSchema: false`):
  * `checkMetaSchemas` has already run it, with validators compiled once for the whole process.
  */
-export function createAjv(): Ajv {
-  return new Ajv({ ...AJV_OPTIONS, validateSchema: false, formats });
+export function createAjv(overrides?: Pick<Options, 'allErrors'>): Ajv {
+  return new Ajv({ ...AJV_OPTIONS, ...overrides, validateSchema: false, formats });
 }
 
 // The checker compiles the two meta-schemas once, at the first tool definition rather than at

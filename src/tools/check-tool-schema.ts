@@ -31,6 +31,8 @@ export type CompiledParameters = {
   branches: ReadonlyMap<string, ValidateFunction>;
   /** The Standard Schema the tool was defined with, whose `validate` runs after AJV accepts. */
   standard?: StandardSchemaV1;
+  /** The every-error validator, made at the first rejection (`null`: it would not compile). */
+  allErrors?: ValidateFunction | null;
 };
 
 /**

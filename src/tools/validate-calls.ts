@@ -5,7 +5,8 @@
  */
 import { failure, success, type Outcome } from '../outcome.js';
 import { isForbiddenName } from '../protocol/forbidden-names.js';
-import type { CallRejection, Issue, MalformedProblem, ProtocolLimits, RawCall, ToolCall } from '../protocol/types.js';
+import { DEFAULT_LIMITS, type CallRejection, type Issue, type MalformedProblem, type ProtocolLimits, type RawCall, type ToolCall } from '../protocol/types.js';
+import { allErrorsValidator, allIssues } from './all-issues.js';
 import { checkStandard } from './check-standard.js';
 import { describeAjvErrors } from './describe-ajv-error.js';
 import { checkLooseArguments, looseArguments, rawCallWith } from './loose-arguments.js';
@@ -102,7 +103,10 @@ function validateCall(
   }
   const args = normalized.value;
   if (!compiled.validate(args)) {
-    return invalidArguments(callId, name, describeAjvErrors(compiled.validate.errors ?? [], tool.parameters, args));
+    const first = describeAjvErrors(compiled.validate.errors ?? [], tool.parameters, args);
+    // Only on this failure path: a second validator lists the other problems, for one correction.
+    const max = limits.maxIssues ?? DEFAULT_LIMITS.maxIssues;
+    return invalidArguments(callId, name, first, allIssues(first, max > 1 ? allErrorsValidator(compiled, tool.parameters) : undefined, tool.parameters, args, max));
   }
   if (compiled.standard === undefined) return success({ callId, name, args });
   // AJV first, for its worded issues; then what only the Standard Schema knows (refinements).
@@ -135,9 +139,9 @@ function prepareCall(call: RawCall, prepare: NonNullable<Tool['prepareArguments'
   return success(rawCallWith(call, checked.value));
 }
 
-function invalidArguments(callId: string, name: string, issue: Issue): Outcome<never, ValidationProblem> {
+function invalidArguments(callId: string, name: string, issue: Issue, issues: Issue[] = [issue]): Outcome<never, ValidationProblem> {
   const message = `Invalid arguments for "${name}": ${issue.message}`;
-  return rejected({ callId, name, code: 'invalid_arguments', category: issue.category, message, issues: [issue], ...(issue.suggestion !== undefined && { suggestion: issue.suggestion }) });
+  return rejected({ callId, name, code: 'invalid_arguments', category: issue.category, message, issues, ...(issue.suggestion !== undefined && { suggestion: issue.suggestion }) });
 }
 
 function visibleNames(registry: Registry, allowed: ReadonlySet<string> | undefined): string[] {

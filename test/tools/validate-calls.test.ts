@@ -4,7 +4,7 @@ import type { RawCall } from '../../src/protocol/types.js';
 import { createRegistry } from '../../src/tools/registry.js';
 import { validateCalls } from '../../src/tools/validate-calls.js';
 import { fixtureTools } from './fixtures.js';
-import { DEFAULT_LIMITS, nativeCall, xmlCall } from './helpers.js';
+import { DEFAULT_LIMITS, nativeCall, toolWith, xmlCall } from './helpers.js';
 
 const registry = createRegistry(fixtureTools);
 const validate = (calls: RawCall[], allowed?: ReadonlySet<string>) =>
@@ -95,5 +95,42 @@ describe('the block as a whole', () => {
 
   it('accepts an empty list', () => {
     expect(validate([])).toEqual({ ok: true, value: [] });
+  });
+});
+
+describe('every issue at once', () => {
+  const { registry: booking } = toolWith({
+    type: 'object',
+    properties: {
+      room: { type: 'integer', minimum: 1, maximum: 40 },
+      nights: { type: 'integer', minimum: 1 },
+      guest: { type: 'string', minLength: 2 },
+      breakfast: { type: 'boolean' },
+    },
+    required: ['room', 'nights', 'guest'],
+    additionalProperties: false,
+  });
+  const book = (text: string, limits = DEFAULT_LIMITS) => validateCalls([nativeCall('t', text)], { registry: booking, limits });
+  const rejection = (outcome: ReturnType<typeof book>) => (!outcome.ok && outcome.problem.kind === 'rejected' ? outcome.problem.rejection : undefined);
+
+  it('reports each wrong argument, the first as it was alone', () => {
+    const text = '{"room": 99, "nights": 0, "guest": "A", "breakfast": "yes"}';
+    const all = rejection(book(text))!;
+    const alone = rejection(book(text, { ...DEFAULT_LIMITS, maxIssues: 1 }))!;
+    expect(alone.issues).toHaveLength(1);
+    expect(all.issues[0]).toEqual(alone.issues[0]);
+    expect({ category: all.category, message: all.message }).toEqual({ category: alone.category, message: alone.message });
+    expect(all.issues.map((issue) => issue.property)).toEqual(['room', 'nights', 'guest', 'breakfast']);
+    expect(all.issues.map((issue) => issue.keyword)).toEqual(['maximum', 'minimum', 'minLength', 'type']);
+  });
+
+  it('stops at maxIssues, and names a missing and an unknown parameter too', () => {
+    const all = rejection(book('{"nights": "two", "guest": 7, "pets": 1}', { ...DEFAULT_LIMITS, maxIssues: 3 }))!;
+    expect(all.issues).toHaveLength(3);
+    expect(new Set(all.issues.map((issue) => issue.message)).size).toBe(3);
+  });
+
+  it('leaves a valid call as it was', () => {
+    expect(book('{"room": 4, "nights": 2, "guest": "Ana"}')).toMatchObject({ ok: true, value: [{ args: { room: 4, nights: 2, guest: 'Ana' } }] });
   });
 });
