@@ -31,6 +31,8 @@ export type CompiledParameters = {
   branches: ReadonlyMap<string, ValidateFunction>;
   /** The Standard Schema the tool was defined with, whose `validate` runs after AJV accepts. */
   standard?: StandardSchemaV1;
+  /** Parameters offered to the model under another name: the model's name → the tool's own. */
+  aliases?: ReadonlyMap<string, string>;
   /** The every-error validator, made at the first rejection (`null`: it would not compile). */
   allErrors?: ValidateFunction | null;
 };

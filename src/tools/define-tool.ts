@@ -5,6 +5,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { ToolSchemaError } from '../errors.js';
 import { checkToolSchema, nameProblem, type CompiledParameters } from './check-tool-schema.js';
+import { aliasReservedParameters } from './parameter-aliases.js';
 import { readParameters } from './read-parameters.js';
 import { resolveSchema, schemaTypes } from './schema-walk.js';
 import { suggestName } from './suggest-name.js';
@@ -94,11 +95,14 @@ export function defineTool<const TParameters extends ToolParameters, TOutput = u
 
   const read = readParameters(toolName, definition.parameters);
   const standard = read.standard ?? standardOf.get(definition.parameters as object);
-  const parameters = deepFreeze(cloneJson(read.schema, toolName));
+  const own = cloneJson(read.schema, toolName);
+  // Parameters named like the <ACTION> format's own tags are offered to the model under an alias.
+  const aliased = aliasReservedParameters(own);
+  const parameters = deepFreeze(aliased?.schema ?? own);
   const checked = checkToolSchema(toolName, parameters);
-  const validators = standard === undefined ? checked : { ...checked, standard };
+  const validators: CompiledParameters = { ...checked, ...(standard !== undefined && { standard }), ...(aliased !== undefined && { aliases: aliased.aliases }) };
   if (standard !== undefined) standardOf.set(parameters, standard);
-  const verbatimParams = checkVerbatim(definition.verbatimParams, parameters, fail);
+  const verbatimParams = checkVerbatim(aliasNames(definition.verbatimParams, aliased?.aliases), parameters, fail);
 
   // Options left out stay out: the dispatcher applies its defaults (`TOOL_DEFAULTS` documents them),
   // so an agent-wide default timeout can still reach tools that set none.
@@ -117,6 +121,13 @@ export function defineTool<const TParameters extends ToolParameters, TOutput = u
 /** The validators `defineTool` compiled for a tool, or `undefined` for an object it did not make. */
 export function compiledParametersOf(tool: object): CompiledParameters | undefined {
   return compiled.get(tool);
+}
+
+/** Parameter names as the model sees them (`action` → `action_`), for options that name parameters. */
+function aliasNames(value: unknown, aliases: ReadonlyMap<string, string> | undefined): unknown {
+  if (aliases === undefined || !Array.isArray(value)) return value;
+  const toAlias = new Map([...aliases].map(([alias, name]) => [name, alias]));
+  return value.map((name: unknown) => (typeof name === 'string' ? (toAlias.get(name) ?? name) : name));
 }
 
 /** The options the host set, without `undefined` entries and without unknown keys. */

@@ -7,6 +7,7 @@ import { failure, success, type Outcome } from '../outcome.js';
 import { isForbiddenName } from '../protocol/forbidden-names.js';
 import { DEFAULT_LIMITS, type CallRejection, type Issue, type MalformedProblem, type ProtocolLimits, type RawCall, type ToolCall } from '../protocol/types.js';
 import { allErrorsValidator, allIssues } from './all-issues.js';
+import { restoreParameterNames } from './parameter-aliases.js';
 import { checkStandard } from './check-standard.js';
 import { describeAjvErrors } from './describe-ajv-error.js';
 import { checkLooseArguments, looseArguments, rawCallWith } from './loose-arguments.js';
@@ -108,9 +109,11 @@ function validateCall(
     const max = limits.maxIssues ?? DEFAULT_LIMITS.maxIssues;
     return invalidArguments(callId, name, first, allIssues(first, max > 1 ? allErrorsValidator(compiled, tool.parameters) : undefined, tool.parameters, args, max));
   }
-  if (compiled.standard === undefined) return success({ callId, name, args });
+  // From here on the arguments carry the tool's own names (`action`, not the model's `action_`).
+  const own = compiled.aliases === undefined ? args : restoreParameterNames(args, compiled.aliases);
+  if (compiled.standard === undefined) return success({ callId, name, args: own });
   // AJV first, for its worded issues; then what only the Standard Schema knows (refinements).
-  const refined = checkStandard(name, compiled.standard, args);
+  const refined = checkStandard(name, compiled.standard, own);
   if (!refined.ok) return invalidArguments(callId, name, refined.problem);
   return success({ callId, name, args: refined.value });
 }

@@ -61,7 +61,7 @@ describe('parameters (rule 18)', () => {
     ['not an object', 'parameters', 'must be a JSON Schema object'],
     ['a string type', { type: 'string' }, 'must have type "object"'],
     ['no type', { properties: {} }, 'must have type "object"'],
-    ['a reserved property', object({ Action: { type: 'string' } }), 'property "Action" at /properties/Action: reserved name (its closing tag would end the <ACTION> block); rename it'],
+    ['a nested reserved property, by name and why', object({ a: object({ Action: { type: 'string' } }) }), 'property "Action" at /properties/a/properties/Action: reserved name (its closing tag would end the <ACTION> block); rename it'],
     ['a nested reserved property', object({ a: object({ thinking: { type: 'string' } }) }), 'property "thinking" at /properties/a/properties/thinking'],
     ['a reserved property in items', object({ a: { type: 'array', items: object({ observation: {} }) } }), '/properties/a/items/properties/observation'],
     ['a prototype property in $defs', { ...object({}), $defs: { x: object({ constructor: { type: 'string' } }) } }, '/$defs/x/properties/constructor'],
