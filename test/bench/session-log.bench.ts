@@ -17,8 +17,9 @@ type Timed = { steps: number; seconds: number; cpuSeconds: number; bytes: number
 /**
  * What `--log` costs the crowd (built as `benchCrowd` builds it, and logged as `troupe run --log`
  * logs it: every event, `tool.started` forced to disk before each call, default checkpoints):
- * agent-steps/s over the ticks after the first, without a log and with one, in turn `rounds`
- * times in this one process. Each row is its fastest run; the note gives the range, and the ratio
+ * agent-steps/s over the ticks after the first, without a log, with one, and with one that never
+ * forces its writes to disk (what the log costs the processor alone), in turn `rounds` times in
+ * this one process. Each row is its fastest run; the note gives the range, and the ratio
  * of the logged run's steps/s to the unlogged's.
  */
 export async function benchLoggedCrowd(npcs: number, ticks: number, rounds = 3): Promise<Row[]> {
@@ -26,11 +27,11 @@ export async function benchLoggedCrowd(npcs: number, ticks: number, rounds = 3):
   try {
     // Untimed first, so that neither timed run pays for compiling the code.
     await loggedCrowd(npcs, 3, join(dir, 'warm.jsonl'));
-    const runs: Record<'off' | 'on', Timed[]> = { off: [], on: [] };
+    const runs: Record<How, Timed[]> = { off: [], on: [], never: [] };
     for (let round = 0; round < rounds; round++) {
-      // Alternating which goes first, so that a burst of load on a shared machine hits both.
-      const order = round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
-      for (const how of order) runs[how].push(await loggedCrowd(npcs, ticks, how === 'on' ? join(dir, `run-${round}.jsonl`) : undefined));
+      // Alternating the order, so that a burst of load on a shared machine hits them all.
+      const order: How[] = round % 2 === 0 ? ['off', 'on', 'never'] : ['never', 'on', 'off'];
+      for (const how of order) runs[how].push(await loggedCrowd(npcs, ticks, how === 'off' ? undefined : join(dir, `run-${round}-${how}.jsonl`), how === 'never' ? 'never' : undefined));
     }
     const rate = (run: Timed): number => run.steps / run.seconds;
     const best = (list: Timed[]): Timed => list.reduce((a, b) => (rate(b) > rate(a) ? b : a));
@@ -40,7 +41,12 @@ export async function benchLoggedCrowd(npcs: number, ticks: number, rounds = 3):
     };
     const off = best(runs.off);
     const on = best(runs.on);
-    const ratios = runs.on.map((run, index) => rate(run) / rate(runs.off[index]!));
+    const never = best(runs.never);
+    const ratios = (list: Timed[]): string => {
+      const each = list.map((run, index) => rate(run) / rate(runs.off[index]!));
+      return `${Math.min(...each).toFixed(2)}–${Math.max(...each).toFixed(2)}×`;
+    };
+    const perCpu = (run: Timed): string => (run.steps / run.cpuSeconds / (off.steps / off.cpuSeconds)).toFixed(2);
     const label = `${npcs.toLocaleString('en-US')} NPCs × ${ticks - 1} ticks`;
     return [
       {
@@ -56,8 +62,16 @@ export async function benchLoggedCrowd(npcs: number, ticks: number, rounds = 3):
         ratio: rate(off) / rate(on),
         note:
           `${fmt(rate(on))} agent-steps/s (range ${range(runs.on)}); ${(rate(on) / rate(off)).toFixed(2)}× the steps/s without a log ` +
-          `(per round ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}×; per CPU-second ${(on.steps / on.cpuSeconds / (off.steps / off.cpuSeconds)).toFixed(2)}×); ` +
+          `(per round ${ratios(runs.on)}; per CPU-second ${perCpu(on)}×); ` +
           `log ${(on.bytes / 1024 / 1024).toFixed(1)} MB, ${Math.round(on.bytes / (npcs * ticks))} bytes/step`,
+      },
+      {
+        // What the log costs the processor, without waiting for the disk.
+        name: `crowd, ${label}: --log, fsync never`,
+        iterations: never.steps,
+        usPerOp: (never.seconds * 1e6) / never.steps,
+        ratio: rate(off) / rate(never),
+        note: `${fmt(rate(never))} agent-steps/s (range ${range(runs.never)}); ${(rate(never) / rate(off)).toFixed(2)}× without a log (per round ${ratios(runs.never)}; per CPU-second ${perCpu(never)}×)`,
       },
     ];
   } finally {
@@ -67,9 +81,12 @@ export async function benchLoggedCrowd(npcs: number, ticks: number, rounds = 3):
 
 const fmt = (value: number): string => Math.round(value).toLocaleString('en-US');
 
-async function loggedCrowd(npcs: number, ticks: number, logPath: string | undefined): Promise<Timed> {
+/** No log, a log as `troupe run --log` writes it, and one that never waits for the disk. */
+type How = 'off' | 'on' | 'never';
+
+async function loggedCrowd(npcs: number, ticks: number, logPath: string | undefined, fsync?: 'never'): Promise<Timed> {
   (globalThis as { gc?: () => void }).gc?.();
-  const log = logPath === undefined ? undefined : createSessionLog(logPath, { recipe: crowdRecipe(npcs, ticks) });
+  const log = logPath === undefined ? undefined : createSessionLog(logPath, { recipe: crowdRecipe(npcs, ticks), ...(fsync !== undefined && { fsync }) });
   const bus = createBus({ ids: sequentialIds('crowd') });
   const scene = buildCrowd({ npcs, seed: 1, bus, ...(log !== undefined && { log }) });
   await scene.start();
