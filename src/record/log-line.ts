@@ -7,25 +7,60 @@ import * as zlib from 'node:zlib';
  * chain from there on; a reader names the first line that does not check.
  */
 
-// zlib.crc32 arrived in Node 20.15; earlier 20.x releases get the table below.
+// zlib.crc32 arrived in Node 20.15; earlier 20.x releases get the tables below.
 const nativeCrc32 = (zlib as { crc32?: (data: string, value?: number) => number }).crc32;
 
-let table: Uint32Array | undefined;
+/**
+ * CRC-32 tables for slicing-by-8: `TABLES[k * 256 + b]` is the CRC of byte `b` followed by `k`
+ * zero bytes, so eight bytes are folded in per step (in JavaScript, several times faster than
+ * zlib's for the short lines of a log, and with no string to encode).
+ */
+let tables: Uint32Array | undefined;
 
-function jsCrc32(text: string, seed: number): number {
-  table ??= Uint32Array.from({ length: 256 }, (_, index) => {
+function crcTables(): Uint32Array {
+  if (tables !== undefined) return tables;
+  const made = new Uint32Array(256 * 8);
+  for (let index = 0; index < 256; index++) {
     let value = index;
     for (let bit = 0; bit < 8; bit++) value = value & 1 ? 0xedb88320 ^ (value >>> 1) : value >>> 1;
-    return value >>> 0;
-  });
-  let crc = ~seed >>> 0;
-  for (const byte of Buffer.from(text, 'utf8')) crc = table[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
+    made[index] = value >>> 0;
+  }
+  for (let index = 0; index < 256; index++) {
+    for (let slice = 1; slice < 8; slice++) {
+      const previous = made[(slice - 1) * 256 + index]!;
+      made[slice * 256 + index] = (previous >>> 8) ^ made[previous & 0xff]!;
+    }
+  }
+  tables = made;
+  return made;
+}
+
+/** CRC-32 of `bytes[start…end)`, continuing from `seed` (0 to start a chain): the same as `crc32` of their text. */
+export function crc32Bytes(bytes: Uint8Array, start: number, end: number, seed = 0): number {
+  const table = tables ?? crcTables();
+  let crc = ~seed;
+  let index = start;
+  for (; index + 8 <= end; index += 8) {
+    const low = crc ^ (bytes[index]! | (bytes[index + 1]! << 8) | (bytes[index + 2]! << 16) | (bytes[index + 3]! << 24));
+    crc =
+      table[1792 + (low & 0xff)]! ^
+      table[1536 + ((low >>> 8) & 0xff)]! ^
+      table[1280 + ((low >>> 16) & 0xff)]! ^
+      table[1024 + (low >>> 24)]! ^
+      table[768 + bytes[index + 4]!]! ^
+      table[512 + bytes[index + 5]!]! ^
+      table[256 + bytes[index + 6]!]! ^
+      table[bytes[index + 7]!]!;
+  }
+  for (; index < end; index++) crc = table[(crc ^ bytes[index]!) & 0xff]! ^ (crc >>> 8);
   return ~crc >>> 0;
 }
 
 /** CRC-32 of `text` (UTF-8), continuing from `seed` (0 to start a chain). */
 export function crc32(text: string, seed = 0): number {
-  return nativeCrc32 !== undefined ? nativeCrc32(text, seed) : jsCrc32(text, seed);
+  if (nativeCrc32 !== undefined) return nativeCrc32(text, seed);
+  const bytes = Buffer.from(text, 'utf8');
+  return crc32Bytes(bytes, 0, bytes.length, seed);
 }
 
 /** The field a checksummed line ends with, before its closing brace: `,"c":"0a1b2c3d"`. */

@@ -13,13 +13,12 @@ import { LogError, errorMessage } from '../errors.js';
 import { DEFAULT_MAX_INLINE_BINARY_BYTES, loggedData } from './binary-parts.js';
 import { acquireLock } from './lock-file.js';
 import { assertRegularFile, prepareLogFile, type OpenedLog } from './log-file.js';
-import { checksummed } from './log-line.js';
 import { latestCheckpointNumber as lastCheckpointNumber, writeCheckpoint } from './checkpoints.js';
 import { ensureDir, logFs, writeAll, type LogFs } from './log-fs.js';
+import { LogWriter, type FsyncPolicy } from './log-writer.js';
 import { createRedactor } from './redact.js';
 
-/** When the log forces its writes to disk. */
-export type FsyncPolicy = 'tool.started' | 'always' | 'never';
+export type { FsyncPolicy } from './log-writer.js';
 
 export type SessionLogOptions = {
   /**
@@ -55,7 +54,7 @@ export type SessionLogOptions = {
    * each tick: once `everyEvents` events were written since the last one, or every `everyTicks`
    * ticks; `false` for none. A resume starts from the newest checkpoint. The default, 10,000
    * events, also waits after each checkpoint nineteen times as long as it took (checkpoints cost
-   * at most about 5% of the run); a policy given here is kept exactly.
+   * at most about 5% of the run, the first one excepted); a policy given here is kept exactly.
    */
   checkpoints?: { everyEvents?: number; everyTicks?: number } | false;
   /** Lines the file holds already, header included, when appending (so checkpoints know where they are). */
@@ -166,51 +165,27 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
     throw error instanceof LogError ? error : new LogError('log_write_failed', `cannot write session log ${absolute}: ${errorMessage(error)}`, { cause: error });
   }
 
-  let failure: LogError | undefined;
   let closed = false;
-  let size = opened.size;
-  let chain = opened.chain;
   let lines = (options.mode === 'append' ? (options.lines ?? Number.NaN) : 0) + opened.added;
   const policy = options.checkpoints === false ? undefined : { everyEvents: 10_000, ...options.checkpoints };
   // The default policy also keeps checkpoints to about 5% of the run's time: a big scene's
   // snapshot costs more than 10,000 events of a small one. A policy the host set is kept exactly.
   const capped = options.checkpoints === undefined;
   let notBefore = 0;
+  let warm = false;
   let checkpoints = policy === undefined ? 0 : lastCheckpointNumber(absolute);
   let sinceCheckpoint = { events: 0, ticks: 0 };
-  const checksums = opened.version >= 2;
   const attachments = new Set<Unsubscribe>();
   const sideDir = `${absolute}.side`;
-  // Group commit: lines wait in `pending` until the event loop's next turn, then go out in one
-  // write; one fsync covers every tool.started among them. A turn, not a microtask: the calls
-  // waiting for their starts to be on disk then let the event loop in (signals, sockets, a pipe
-  // draining), and everything a burst of turns started shares the fsync.
-  let pending: string[] = [];
-  let pendingBytes = 0;
-  let flushQueued = false;
-  let needSync = false;
-  let queued = 0;
-  /** Lines (by position in the queue) written, and forced to disk. */
-  let written = 0;
-  let onDisk = 0;
-  /** The position in the queue of each tool.started written, for the write-ahead check. */
-  const started = new Map<string, number>();
-  let waiters: { position: number; what: string; resolve: () => void; reject: (error: LogError) => void }[] = [];
-  const notRecorded = (what: string, why: LogError): LogError => new LogError('log_write_failed', `${what} was not recorded: ${why.message}`, { cause: why });
-
-  const fail = (error: unknown, what: string): void => {
-    if (failure !== undefined) return;
-    failure = new LogError('log_write_failed', `session log ${absolute} stopped recording ${what}: ${errorMessage(error)}`, { cause: error });
-    pending = [];
-    pendingBytes = 0;
-    for (const waiter of waiters) waiter.reject(notRecorded(waiter.what, failure));
-    waiters = [];
+  const writer = new LogWriter(fs, fd, absolute, fsync, { size: opened.size, chain: opened.chain, checksums: opened.version >= 2 }, (failure) => {
     try {
       options.onError?.(failure);
     } catch {
       // the host's callback must not break the bus
     }
-  };
+  });
+  /** The position in the queue of each tool.started written, for the write-ahead check. */
+  const started = new Map<string, number>();
 
   /**
    * Writes a file beside the log (created, never overwritten) and returns its reference. With
@@ -238,63 +213,8 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
     writeSideFile(`${event.id.replace(/[^A-Za-z0-9._-]/g, '_')}-${randomUUID().slice(0, 8)}.json`, text, 'refuse');
   const writeBinary = (bytes: Uint8Array, name: string): string => writeSideFile(name, bytes, 'same');
 
-  /** Writes the lines waiting, without forcing them to disk; false when the write failed. */
-  const writePending = (): boolean => {
-    if (pending.length === 0) return true;
-    const text = pending.length === 1 ? pending[0]! : pending.join('');
-    pending = [];
-    pendingBytes = 0;
-    try {
-      size += writeAll(fs, fd, text);
-      written = queued;
-      return true;
-    } catch (error) {
-      fail(error, `at a write of ${Buffer.byteLength(text)} bytes`);
-      return false;
-    }
-  };
-
-  const flush = (): number => {
-    if (failure !== undefined || closed || !writePending()) return size;
-    if (onDisk < written || needSync) {
-      try {
-        if (needSync) fs.fsyncSync(fd);
-      } catch (error) {
-        fail(error, 'at an fsync');
-        return size;
-      }
-      needSync = false;
-      onDisk = written;
-    }
-    if (waiters.length > 0) {
-      const ready = waiters.filter((waiter) => waiter.position <= onDisk);
-      waiters = waiters.filter((waiter) => waiter.position > onDisk);
-      for (const waiter of ready) waiter.resolve();
-    }
-    return size;
-  };
-
-  const queue = (line: string, durable: boolean): void => {
-    lines++;
-    sinceCheckpoint.events++;
-    pending.push(line);
-    pendingBytes += line.length;
-    queued++;
-    if (durable) needSync = true;
-    // A long burst is written as it grows, but forced to disk (and its calls let go) only at the
-    // event loop's next turn: every window of calls waiting for the log lets the event loop in.
-    if (pendingBytes >= FLUSH_CHARS) writePending();
-    if (!flushQueued) {
-      flushQueued = true;
-      nextTurn(() => {
-        flushQueued = false;
-        flush();
-      });
-    }
-  };
-
   const record = (event: Envelope): boolean => {
-    if (closed || failure !== undefined) return false;
+    if (closed || writer.failure !== undefined) return false;
     if (accept !== undefined && !accept(event)) {
       // On record already (a resume's replay): the call's start is on disk.
       if (event.type === 'tool.started') started.set(event.id, 0);
@@ -313,43 +233,43 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
           json = serializeEnvelope(event, { ...serialize, dataText: placeholder }).text;
         }
       }
-      let line = json;
-      if (checksums) {
-        const linked = checksummed(json, chain);
-        line = linked.line;
-        chain = linked.crc;
-      }
       const isStart = event.type === 'tool.started';
-      queue(`${line}\n`, fsync === 'always' || (isStart && fsync === 'tool.started'));
+      const position = writer.append(json, fsync === 'always' || (isStart && fsync === 'tool.started'));
+      lines++;
+      sinceCheckpoint.events++;
       if (isStart) {
         // Starts long on disk are forgotten in bulk, so that a long run holds no id per call.
-        if (started.size >= FORGET_STARTS_AT) for (const [id, position] of started) if (position <= onDisk) started.delete(id);
-        started.set(event.id, queued);
+        if (started.size >= FORGET_STARTS_AT) for (const [id, at] of started) if (at <= writer.onDisk) started.delete(id);
+        started.set(event.id, position);
       }
       return true;
     } catch (error) {
-      fail(error, `at event ${event.id} (${event.type})`);
+      writer.fail(error, `at event ${event.id} (${event.type})`);
       return false;
     }
   };
 
   const checkpoint = (tick: number, snapshot: () => unknown): void => {
-    if (policy === undefined || closed || failure !== undefined) return;
+    if (policy === undefined || closed || writer.failure !== undefined) return;
     sinceCheckpoint.ticks++;
     const due = sinceCheckpoint.events >= (policy.everyEvents ?? Number.POSITIVE_INFINITY) || sinceCheckpoint.ticks >= (policy.everyTicks ?? Number.POSITIVE_INFINITY);
     if (!due || (capped && performance.now() < notBefore)) return;
     // The checkpoint names a place in the log: what comes before it must be on disk first.
-    if (fsync !== 'never') needSync = true;
-    flush();
-    if (failure !== undefined) return;
+    writer.requireSync();
+    writer.flush();
+    if (writer.failure !== undefined) return;
     try {
       const startedAt = performance.now();
       const number = ++checkpoints;
-      const written = writeCheckpoint(absolute, number, tick, { offset: size, line: lines + 1, chain }, snapshot());
+      const written = writeCheckpoint(absolute, number, tick, { offset: writer.size, line: lines + 1, chain: writer.chain }, snapshot());
       record({ id: `log-${randomUUID().slice(0, 8)}`, type: 'log.checkpoint', at: Date.now(), data: { number, tick, file: written.file, sha256: written.sha256 } });
       sinceCheckpoint = { events: 0, ticks: 0 };
       const tookMs = performance.now() - startedAt;
-      notBefore = performance.now() + 19 * tookMs;
+      // The first one pays for warming up (its folder made, the snapshot's code compiled), often
+      // many times what the next costs: waiting 19 times that long left tails of hundreds of
+      // thousands of events to replay. The cap counts from the second on.
+      if (warm) notBefore = performance.now() + 19 * tookMs;
+      warm = true;
     } catch (error) {
       // A checkpoint that cannot be written costs only resume time: the log goes on, and says so.
       record({ id: `log-${randomUUID().slice(0, 8)}`, type: 'log.error', at: Date.now(), data: { message: `checkpoint not written: ${errorMessage(error)}`, path: absolute } });
@@ -358,25 +278,14 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
 
   const closeSync = (): void => {
     if (closed) return;
-    flush();
     closed = true;
     for (const stop of attachments) stop();
     attachments.clear();
-    let error: unknown;
     try {
-      if (failure === undefined && fsync !== 'never') fs.fsyncSync(fd);
-    } catch (caught) {
-      error = caught;
+      writer.close();
+    } finally {
+      lock.release();
     }
-    try {
-      fs.closeSync(fd);
-    } catch (caught) {
-      error ??= caught;
-    }
-    lock.release();
-    for (const waiter of waiters) waiter.reject(notRecorded(waiter.what, failure ?? new LogError('log_write_failed', `session log ${absolute} was closed`)));
-    waiters = [];
-    if (error !== undefined) throw new LogError('log_write_failed', `closing session log ${absolute} failed: ${errorMessage(error)}`, { cause: error });
   };
 
   const run = `r${randomUUID().slice(0, 8)}`;
@@ -389,7 +298,7 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
     path: absolute,
     run,
     get failure() {
-      return failure;
+      return writer.failure;
     },
     attach(bus) {
       // Only envelopes, defensively: a bus on mitt's own `'*'` key would also hand its wildcard
@@ -406,6 +315,7 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
     record,
     assertRecorded(event) {
       const what = `event ${event.id} (${event.type})`;
+      const failure = writer.failure;
       if (failure !== undefined) throw new LogError('log_write_failed', `${what} was not recorded: ${failure.message}`, { cause: failure });
       if (closed) throw new LogError('log_write_failed', `${what} was not recorded: session log ${absolute} is closed`);
       if (event.type !== 'tool.started') return undefined;
@@ -413,24 +323,17 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
       if (position === undefined) {
         throw new LogError('log_write_failed', `${what} was not recorded in ${absolute}: is the log attached to the bus that published it?`);
       }
-      if (position <= onDisk) return undefined;
-      return new Promise<void>((resolve, reject) => waiters.push({ position, what, resolve, reject }));
+      return writer.whenOnDisk(position, what);
     },
-    flush,
+    flush: () => (closed ? writer.size : writer.flush()),
     checkpoint,
     closeSync,
     close: async () => closeSync(),
   };
 }
 
-// Taken when the module loads: a test that fakes timers must not stop the log from writing.
-const nextTurn = setImmediate;
-
 /** Starts remembered for the write-ahead check before those already on disk are dropped. */
 const FORGET_STARTS_AT = 4_096;
-
-/** Pending characters past which the burst is written at once rather than at its end. */
-const FLUSH_CHARS = 4 * 1024 * 1024;
 
 /** A log that holds events already belongs to a run: it is continued, never started again. */
 function assertNoRun(fs: LogFs, fd: number, path: string): void {
