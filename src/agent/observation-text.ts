@@ -22,6 +22,7 @@ export type RoundReport =
   | { kind: 'malformed'; problem: MalformedProblem }
   | { kind: 'rejected'; rejection: CallRejection; callCount: number }
   | { kind: 'empty' }
+  | { kind: 'uncalled'; tool?: string }
   | { kind: 'calls'; calls: ObservedCall[]; repaired?: RepairedNote };
 
 export type ObservationOptions = {
@@ -41,6 +42,7 @@ export type Observation = { text: string; ok: boolean };
 
 const FORMAT_REMINDER =
   'Write one block: <ACTION><tool_name><param>value</param></tool_name></ACTION>, or answer in plain text with no block when you are done.';
+const FORMAT_CALL = 'Write one block: <ACTION><tool_name><param>value</param></tool_name></ACTION>.';
 const NATIVE_REMINDER = 'Call the tools again with valid arguments, or answer in plain text with no tool call when you are done.';
 
 /** The words of a correction, by how the model writes its calls. */
@@ -86,6 +88,11 @@ export function observationText(outcome: RoundReport, options: ObservationOption
       return {
         ok: false,
         text: `Your reply was empty. ${words.reminder}`,
+      };
+    case 'uncalled':
+      return {
+        ok: false,
+        text: `A tool call is required now, and your reply made none. ${outcome.tool === undefined ? 'Call one of your tools.' : `Call ${outcome.tool}.`}${options.protocol === 'native' ? '' : ` ${FORMAT_CALL}`}`,
       };
     case 'calls': {
       const parts = outcome.calls.map((call) => describeCall(call, options));

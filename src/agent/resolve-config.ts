@@ -34,7 +34,10 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
     throw new ConfigError(`createAgent "${name}": protocol must be 'xml' or 'native', got ${JSON.stringify(protocol)}`);
   }
   // Compact memory's read_var is allowed whatever the list says: the agent's history refers to it.
-  const allowed = resolveAllowed(options.allowedTools, registry.names(), name, memory?.tool !== undefined ? [READ_VAR] : []);
+  const listed = resolveAllowed(options.allowedTools, registry.names(), name, memory?.tool !== undefined ? [READ_VAR] : []);
+  const toolChoice = resolveToolChoice(options.toolChoice, listed === undefined ? registry.names() : [...listed], name);
+  // `none` and a named tool narrow what may be called, and so what the manifest shows.
+  const allowed = toolChoice === 'none' ? new Set<string>() : typeof toolChoice === 'object' ? new Set([toolChoice.tool]) : listed;
   const offered = allowed === undefined ? tools : tools.filter((tool) => allowed.has(tool.name));
   const limits: ProtocolLimits = options.limits === undefined ? DEFAULT_LIMITS : { ...DEFAULT_LIMITS, ...options.limits };
   for (const [key, value] of Object.entries(limits)) positiveInteger(value, `limits.${key}`, name);
@@ -48,6 +51,8 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
   // A shared log records the shared bus already.
   if (shared.log === undefined) log?.attach(bus);
   const manifest = manifestFor(offered, protocol);
+  // Native providers refuse a history of calls to tools the request does not declare: declare them all.
+  const declared = toolChoice === 'none' || typeof toolChoice === 'object' ? (listed === undefined ? tools : tools.filter((tool) => listed.has(tool.name))) : offered;
   const systemPrompt = [options.instructions?.trim(), manifest].filter((part) => part !== undefined && part !== '').join('\n\n');
   return Object.freeze({
     name,
@@ -59,7 +64,7 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
     protocol,
     systemPrompt,
     systemMessage: systemPrompt === '' ? undefined : Object.freeze({ role: 'system', content: systemPrompt }),
-    toolSpecs: protocol === 'native' ? specsFor(offered) : undefined,
+    toolSpecs: protocol === 'native' ? specsFor(declared) : undefined,
     limits,
     maxRounds,
     maxCorrections,
@@ -75,7 +80,7 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
     logger: options.logger ?? silentLogger,
     temperature: options.temperature,
     stream: options.stream ?? true,
-    toolChoice: resolveToolChoice(options.toolChoice, name),
+    toolChoice,
     maxTokens: options.maxTokens,
     budgets: shared.budgets ?? resolveBudget(options.budget, name),
     onBeforeModel: optionalFunction(options.onBeforeModel, 'onBeforeModel', name),
@@ -178,12 +183,18 @@ function timerMs(value: unknown, option: string, agent: string): number {
   return value;
 }
 
-const TOOL_CHOICES: readonly ToolChoice[] = ['auto', 'required', 'none'];
+const TOOL_CHOICES: readonly string[] = ['auto', 'required', 'none'];
 
-function resolveToolChoice(choice: ToolChoice | undefined, agent: string): ToolChoice {
+function resolveToolChoice(choice: ToolChoice | undefined, callable: readonly string[], agent: string): ToolChoice {
   if (choice === undefined) return 'auto';
-  if (!TOOL_CHOICES.includes(choice)) {
-    throw new ConfigError(`createAgent "${agent}": toolChoice must be 'auto', 'required' or 'none', got ${JSON.stringify(choice)}`);
+  if (typeof choice === 'object' && choice !== null && typeof (choice as { tool?: unknown }).tool === 'string') {
+    if (!callable.includes(choice.tool)) {
+      throw new ConfigError(`createAgent "${agent}": toolChoice names "${choice.tool}", which it cannot call (its tools: ${callable.join(', ') || 'none'})`);
+    }
+    return Object.freeze({ tool: choice.tool });
+  }
+  if (typeof choice !== 'string' || !TOOL_CHOICES.includes(choice)) {
+    throw new ConfigError(`createAgent "${agent}": toolChoice must be 'auto', 'required', 'none' or { tool: name }, got ${JSON.stringify(choice)}`);
   }
   return choice;
 }

@@ -39,7 +39,11 @@ export type ProviderAccepts = {
 /** A tool as offered to a provider for native function calling. */
 export type ToolSpec = { name: string; description: string; parameters: Record<string, unknown> };
 
-export type ToolChoice = 'auto' | 'required' | 'none';
+/**
+ * Whether the model may, must or must not call tools: `auto` (it decides), `required` (at least
+ * one call), `none` (no calls), or `{ tool }` (a call of that tool).
+ */
+export type ToolChoice = 'auto' | 'required' | 'none' | { tool: string };
 
 export type ModelRequest = {
   messages: readonly ChatMessage[];

@@ -78,13 +78,13 @@ describe('self-correction through observations', () => {
     expect(events.find('agent.observation')!.data.text).toMatch(/unclosed_action/);
   });
 
-  it('stops after maxCorrections identical invalid turns, quoting the last issue', async () => {
+  it('stops after maxCorrections identical invalid rounds, quoting the last issue', async () => {
     const bad = action(call('lookup_player', { id: '7' }));
     const provider = scriptedProvider([bad, bad, bad, 'never requested']);
     const { agent, events } = testAgent({ provider, tools: rosterTools().tools });
     const result = await agent.run('Who is 7?');
     expect(result.reason).toBe('error');
-    expect(result.error).toMatch(/3 invalid turns/);
+    expect(result.error).toMatch(/3 invalid rounds/);
     expect(result.error).toMatch(/player_id|id/);
     expect(result.issues?.[0]?.category).toBeDefined();
     expect(provider.remaining).toBe(1);

@@ -40,6 +40,8 @@ export type RoundOutcome =
   | { kind: 'none' }
   | { kind: 'malformed'; problem: MalformedProblem }
   | { kind: 'empty' }
+  /** A reply without a call when `toolChoice` asked for one. */
+  | { kind: 'uncalled'; tool?: string }
   | { kind: 'rejected'; rejection: CallRejection; callCount: number }
   | { kind: 'calls'; calls: RoundCall[]; repaired?: RepairedNote; recorded?: true };
 

@@ -25,7 +25,7 @@ export function fail(run: RunState, config: AgentConfig): RunReason {
   if (run.error === undefined) {
     const last = run.lastIssues?.[0]?.message;
     run.error =
-      `the model made ${run.corrections} invalid turns in a row (maxCorrections ${config.maxCorrections})` +
+      `the model made ${run.corrections} invalid rounds in a row (maxCorrections ${config.maxCorrections})` +
       (last !== undefined ? `; last problem: ${last}` : '');
   }
   return 'error';

@@ -26,7 +26,7 @@ export function observe(run: RunState, config: AgentConfig, port: StagePort): vo
     run.corrections = 0;
     // Corrected: the earlier problems no longer describe how the run is going.
     run.lastIssues = undefined;
-  } else if (outcome.kind === 'malformed' || outcome.kind === 'empty' || outcome.kind === 'rejected') {
+  } else if (outcome.kind === 'malformed' || outcome.kind === 'empty' || outcome.kind === 'uncalled' || outcome.kind === 'rejected') {
     report = outcome;
     run.corrections++;
     if (outcome.kind === 'malformed') run.lastIssues = [{ category: outcome.problem.category, message: outcome.problem.message }];

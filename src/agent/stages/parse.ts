@@ -38,8 +38,13 @@ export function parse(run: RunState, config: AgentConfig, port: StagePort): void
   if (run.nudging || response.passed === true) return;
   if (parsed.problem !== undefined) {
     reportMalformed(run, port, parsed.problem);
-  } else if (parsed.calls.length === 0 && parsed.text === '') {
-    run.outcome = { kind: 'empty' };
+  } else if (parsed.calls.length === 0) {
+    const choice = config.toolChoice;
+    // Asked for a call and given none before one ran: a correction, like a reply that says nothing.
+    // Once the call has run the model may answer, or a run could never end.
+    if (choice === 'required' && run.history.length === 0) run.outcome = { kind: 'uncalled' };
+    else if (typeof choice === 'object' && !run.history.some((record) => record.name === choice.tool)) run.outcome = { kind: 'uncalled', tool: choice.tool };
+    else if (parsed.text === '') run.outcome = { kind: 'empty' };
   }
 }
 

@@ -31,7 +31,9 @@ export function callOptions(
       description: tool.description,
       inputSchema: tool.parameters as JSONSchema7,
     }));
-    if (request.toolChoice !== undefined) options.toolChoice = { type: request.toolChoice };
+    const choice = request.toolChoice;
+    if (typeof choice === 'object') options.toolChoice = { type: 'tool', toolName: choice.tool };
+    else if (choice !== undefined) options.toolChoice = { type: choice };
   }
   if (request.stop !== undefined && request.stop.length > 0) options.stopSequences = [...request.stop];
   if (request.temperature !== undefined) options.temperature = request.temperature;

@@ -25,7 +25,7 @@ export type RequestDefaults = {
   memory: ThinkingMemory;
 };
 
-const TOOL_CHOICE: Record<ToolChoice, AnthropicToolChoice> = {
+const TOOL_CHOICE: Record<Exclude<ToolChoice, object>, AnthropicToolChoice> = {
   auto: { type: 'auto' },
   required: { type: 'any' },
   none: { type: 'none' },
@@ -55,7 +55,7 @@ export function anthropicRequest(request: ModelRequest, defaults: RequestDefault
         input_schema: { type: 'object', ...tool.parameters },
       }),
     );
-    if (request.toolChoice !== undefined) body.tool_choice = TOOL_CHOICE[request.toolChoice];
+    if (request.toolChoice !== undefined) body.tool_choice = typeof request.toolChoice === 'object' ? { type: 'tool', name: request.toolChoice.tool } : TOOL_CHOICE[request.toolChoice];
   }
   if (request.stop !== undefined && request.stop.length > 0) body.stop_sequences = [...request.stop];
   const thinking = thinkingConfig(defaults.thinking);

@@ -10,7 +10,7 @@ import type { GeminiThinking } from './gemini-thinking.js';
 import { enforcesSignatures, SKIP_SIGNATURE, type ThoughtSignatures } from './thought-signatures.js';
 
 /** `toolChoice` to Gemini's modes: `required` is ANY (call at least one function). */
-const MODES: Record<ToolChoice, FunctionCallingConfigMode> = {
+const MODES: Record<Exclude<ToolChoice, object>, FunctionCallingConfigMode> = {
   auto: FunctionCallingConfigMode.AUTO,
   required: FunctionCallingConfigMode.ANY,
   none: FunctionCallingConfigMode.NONE,
@@ -43,7 +43,10 @@ export function mapRequest(request: ModelRequest, context: MappingContext): { co
         })),
       },
     ];
-    if (request.toolChoice !== undefined) config.toolConfig = { functionCallingConfig: { mode: MODES[request.toolChoice] } };
+    const choice = request.toolChoice;
+    // One named tool: ANY, with that function the only one allowed.
+    if (typeof choice === 'object') config.toolConfig = { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: [choice.tool] } };
+    else if (choice !== undefined) config.toolConfig = { functionCallingConfig: { mode: MODES[choice] } };
   }
   if (request.stop !== undefined && request.stop.length > 0) config.stopSequences = [...request.stop];
   if (request.temperature !== undefined) config.temperature = request.temperature;

@@ -29,7 +29,9 @@ export function chatRequest(request: ModelRequest, settings: ChatRequestSettings
   const body: ChatRequestBody = { model: settings.model, messages: chatMessages(request.messages) };
   if (request.tools !== undefined && request.tools.length > 0) {
     body.tools = request.tools.map(functionTool);
-    if (request.toolChoice !== undefined) body.tool_choice = request.toolChoice;
+    const choice = request.toolChoice;
+    if (typeof choice === 'object') body.tool_choice = { type: 'function', function: { name: choice.tool } };
+    else if (choice !== undefined) body.tool_choice = choice;
   }
   if (request.maxTokens !== undefined) {
     // `max_tokens` is what every OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio)
