@@ -64,11 +64,6 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
     return this;
   }
 
-  /** What an inspector shows of an XState-run agent's context, instead of the whole runtime. */
-  toJSON(): { agent: string; state: AgentStateName } {
-    return { agent: this.name, state: this.state };
-  }
-
   get bus(): Bus {
     return this.config.bus;
   }

@@ -1,5 +1,5 @@
 import { createActor, type Actor, type InspectionEvent, type Observer } from 'xstate';
-import type { AgentMachine, AgentMachineContext, AgentMachineEvent } from '../../machines/agent.machine.js';
+import type { AgentMachine, AgentMachineContext, AgentMachineEvent, AgentStateName } from '../../machines/agent.machine.js';
 import { providedAgentMachine } from './agent-stepper.js';
 import type { MachineStepper } from './machine-actor.js';
 
@@ -15,37 +15,42 @@ export type AgentInspect = Observer<InspectionEvent> | ((event: InspectionEvent)
  * The agent's mailbox hands the actor one event at a time and never while it is processing, so
  * XState's own mailbox is always empty: events sent from inside actions or bus subscribers wait in
  * the agent's mailbox, and are taken in the same order by both engines. The runtime reads its
- * state from the actor's snapshot. When the runtime puts the machine in another state without
- * entering it (after a stage threw, or on `resume`), the next step starts a fresh actor from that
- * state, as XState restores a persisted snapshot: no entry actions run.
+ * state from the actor's snapshot.
+ *
+ * Every actor starts from a snapshot resolved in a given state (`machine.resolveState`), as XState
+ * restores a persisted one: no entry actions run. The first rests in `idle`; when the runtime puts
+ * the machine in another state without entering it (after a stage threw, or on `resume`), the next
+ * step starts a fresh actor in that state. (Starting from the machine's `input` instead would run
+ * XState's context assignment, which warns when an agent is made inside another agent's action: a
+ * skill's child agent.)
  */
 export function xstateStepper(options: { id: string; inspect?: AgentInspect | undefined }): MachineStepper {
   let actor: Actor<AgentMachine> | undefined;
-  let host: object | undefined;
+  let context: AgentMachineContext | undefined;
 
-  const launch = (state?: string): Actor<AgentMachine> => {
-    // A restored context is walked field by field (XState revives actor references in it): the
-    // runtime, out of sight there, is not. (The machine's context factory copies its input, so a
-    // started machine's host is an ordinary field, which the runtime's `toJSON` keeps small for inspectors.)
-    const snapshot = state === undefined ? undefined : providedAgentMachine.resolveState({ value: state as never, context: hidden(host!) });
+  const launch = (state: string): Actor<AgentMachine> => {
     const next = createActor(providedAgentMachine, {
       id: options.id,
-      input: { host: host! },
-      ...(snapshot !== undefined && { snapshot }),
+      // Required by the type; a machine restored from a snapshot never reads it.
+      input: context!,
+      snapshot: providedAgentMachine.resolveState({ value: state as AgentStateName, context: context! }),
       ...(options.inspect !== undefined && { inspect: options.inspect }),
     });
-    // An action that throws puts the actor in `error`; the step rethrows it to the agent. Without an
-    // error observer XState would also throw it again from a timer.
+    // An action that throws puts the actor in `error`; the step throws it again to the agent.
+    // Without an error observer XState would also throw it from a timer.
     next.subscribe({ error: () => {} });
     next.start();
     return next;
   };
 
+  const initial = providedAgentMachine.config.initial as string;
   return {
-    initial: providedAgentMachine.config.initial as string,
-    start(context) {
-      host = context.host;
-      actor = launch();
+    initial,
+    start(runtime) {
+      context = contextOf(runtime.host, options.id);
+      // Resting in the initial state, as the compiled table starts: its entry only reports the
+      // state the agent is in already.
+      actor = launch(initial);
       return settled(actor);
     },
     step(state, event) {
@@ -60,8 +65,12 @@ export function xstateStepper(options: { id: string; inspect?: AgentInspect | un
   };
 }
 
-function hidden(host: object): AgentMachineContext {
-  return Object.defineProperty({}, 'host', { value: host, enumerable: false }) as AgentMachineContext;
+/**
+ * The machine's context: the runtime as `host`, out of sight (not enumerable), so that XState's
+ * walk over a restored context and an inspector's serialization see only the agent's name.
+ */
+function contextOf(host: object, agent: string): AgentMachineContext {
+  return Object.defineProperty({ agent }, 'host', { value: host, enumerable: false }) as unknown as AgentMachineContext;
 }
 
 /** The state the actor reached; an action that threw is thrown again, as the compiled table throws it. */
