@@ -150,6 +150,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
     if (this.closed) return;
     this.abort('agent closed');
     this.closed = true;
+    this.machine.stop?.();
     this.config.memory?.close();
     if (this.config.ownsLog) await this.config.log?.close();
   }

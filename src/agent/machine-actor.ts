@@ -5,7 +5,10 @@ import type { FlatMachine } from './flat-machine.js';
  * What steps the machine for an actor: the table compiled once for every agent (the default), or
  * an agent's own XState actor (`engine: 'xstate'`, see `xstate-engine.ts`).
  */
-export type MachineStepper = Pick<FlatMachine<AgentMachineContext>, 'initial' | 'start' | 'step'>;
+export type MachineStepper = Pick<FlatMachine<AgentMachineContext>, 'initial' | 'start' | 'step'> & {
+  /** Stops what the stepper runs for this agent (an XState actor), when the agent is closed. */
+  stop?(): void;
+};
 
 /**
  * An actor in the actor-model sense: it takes one event at a time from its mailbox and steps the

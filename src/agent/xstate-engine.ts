@@ -62,6 +62,9 @@ export function xstateStepper(options: { id: string; inspect?: AgentInspect | un
       actor!.send(event as AgentMachineEvent);
       return settled(actor!);
     },
+    stop() {
+      actor?.stop();
+    },
   };
 }
 
