@@ -95,7 +95,7 @@ export type AgentOptions = {
    * from the XState machine, for all agents — the fast path. `'xstate'`: a live XState actor of
    * the agent's own (`createActor` on the same machine, with the same actions and guards), for
    * watching the real machine in an inspector (`inspect`); the same events in the same order, at
-   * some 20–30 µs more per run (docs/xstate.md). A scene's members and a skill's child agent take
+   * some 25–30 µs more per run (docs/xstate.md). A scene's members and a skill's child agent take
    * the engine of their scene or parent unless they name their own.
    */
   engine?: AgentEngine;
