@@ -11,6 +11,7 @@
 export { createAgent } from './agent/create-agent.js';
 export type {
   Agent,
+  AgentEngine,
   AgentOptions,
   BeforeModelContext,
   PendingApproval,
@@ -23,6 +24,7 @@ export type {
   RunOptions,
   RunResult,
 } from './agent/agent-options.js';
+export type { AgentInspect } from './agent/xstate-engine.js';
 export type { AgentSnapshot } from './agent/run/agent-snapshot.js';
 export type { RunInput, RunMessage } from './agent/run/run-input.js';
 export type { AgentStream, AgentStreamOptions } from './agent/stream/agent-stream.js';

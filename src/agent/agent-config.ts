@@ -8,7 +8,8 @@ import type { ToolLimiters } from '../tools/acquire-slot.js';
 import type { DispatchOptions } from '../tools/dispatch-options.js';
 import type { Registry } from '../tools/registry.js';
 import type { ModelRetryPolicy } from './call-model.js';
-import type { AgentOptions, RepairFunction } from './agent-options.js';
+import type { AgentEngine, AgentOptions, RepairFunction } from './agent-options.js';
+import type { AgentInspect } from './xstate-engine.js';
 import type { Budget } from './budget.js';
 import type { Memory } from './memory/agent-memory.js';
 
@@ -58,6 +59,10 @@ export type AgentConfig = Readonly<{
   journal: DispatchOptions['journal'];
   /** Seeds the agent's generator; `undefined` draws a seed when the generator is first used. */
   seed: number | undefined;
+  /** What steps the statechart: the compiled table, or an XState actor of the agent's own. */
+  engine: AgentEngine;
+  /** The inspection observer of the agent's XState actor (`engine: 'xstate'` only). */
+  inspect: AgentInspect | undefined;
   /** The history kept between runs, with the `memory` option. */
   memory?: Memory;
 }>;
@@ -72,4 +77,6 @@ export type SharedParts = {
   log?: SessionLog;
   budgets?: readonly Budget[];
   journal?: DispatchOptions['journal'];
+  /** The engine of the scene or parent agent: the agent's own when its options name none. */
+  engine?: AgentEngine;
 };

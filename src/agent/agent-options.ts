@@ -14,6 +14,7 @@ import type { RunInput } from './run/run-input.js';
 import type { AgentStream, AgentStreamOptions } from './stream/agent-stream.js';
 import type { JsonSchema, LooseArgs, Tool } from '../tools/types.js';
 import type { ModelRetryPolicy } from './call-model.js';
+import type { AgentInspect } from './xstate-engine.js';
 
 /** The options of `createAgent` (docs/agent-cycle.md lists them with their defaults). */
 export type AgentOptions = {
@@ -89,7 +90,25 @@ export type AgentOptions = {
    * so that a scripted run repeats exactly. Default: a seed drawn when they are first needed.
    */
   seed?: number;
+  /**
+   * What steps the agent's statechart. `'compiled'` (default): a transition table compiled once
+   * from the XState machine, for all agents — the fast path. `'xstate'`: a live XState actor of
+   * the agent's own (`createActor` on the same machine, with the same actions and guards), for
+   * watching the real machine in an inspector (`inspect`); the same events in the same order, at
+   * some 25–30 µs more per run (docs/xstate.md). A scene's members and a skill's child agent take
+   * the engine of their scene or parent unless they name their own.
+   */
+  engine?: AgentEngine;
+  /**
+   * With `engine: 'xstate'`: an XState inspection observer given to the agent's actor, as
+   * `createActor(machine, { inspect })` takes it (`createBrowserInspector().inspect` of
+   * `@statelyai/inspect`). A `ConfigError` with the compiled engine: use `inspectAgent` there.
+   */
+  inspect?: AgentInspect;
 };
+
+/** What steps an agent's statechart (`AgentOptions.engine`). */
+export type AgentEngine = 'compiled' | 'xstate';
 
 /** What `onBeforeModel` is told about the call it may rewrite. */
 export type BeforeModelContext = {
@@ -176,8 +195,9 @@ export type PendingResultApproval = { callId: string; name: string; args: Args; 
 
 /**
  * A live agent: a provider, tools and a bus, driven through the XState v5 agent statechart
- * (`machines/agent.machine.ts`). The statechart is stepped by a table compiled from it, not by an
- * XState actor; a conformance test holds that table to XState's own interpreter.
+ * (`machines/agent.machine.ts`). The statechart is stepped by a table compiled from it, or, with
+ * `engine: 'xstate'`, by an XState actor; conformance tests hold the two to the same transitions
+ * and the same events.
  */
 export type Agent = {
   readonly name: string;

@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import type { AgentMachineContext, AgentStateName } from '../../machines/agent.machine.js';
+import type { AgentStateName } from '../../machines/agent.machine.js';
 import type { Bus, EventMeta, Publish } from '../bus/bus.js';
 import type { RunReason } from '../bus/event-data.js';
 import type { Envelope, EventType, TroupeEvents } from '../bus/events.js';
@@ -8,7 +8,6 @@ import { createToolLimiters } from '../tools/acquire-slot.js';
 import type { AgentConfig } from './agent-config.js';
 import type { Agent, PendingApproval, PendingResultApproval, ResumeOptions, RunOptions, RunResult } from './agent-options.js';
 import { approvalControls } from './approval-controls.js';
-import type { FlatMachine } from './flat-machine.js';
 import { commitRun, type AgentMemory, type MemoryHost } from './memory/agent-memory.js';
 import { reusable } from './run/reusable-controller.js';
 import { SeededRandom } from './run/seeded-random.js';
@@ -19,14 +18,14 @@ import { streamRun, type AgentStream, type AgentStreamOptions } from './stream/a
 import { followSignal, type RunHandles } from './run/run-handles.js';
 import { runResult } from './run/run-result.js';
 import { newRunState, type RunState } from './run/run-state.js';
-import { MachineActor } from './machine-actor.js';
+import { MachineActor, type MachineStepper } from './machine-actor.js';
 import { EVENTS, STATE_CHANGES } from './machine-events.js';
 import { continueRun } from './stages/continue-run.js';
 import type { Completion, StageEvent, StagePort } from './stages/stage-port.js';
 
 /**
  * The live agent: a `MachineActor` whose behaviour is the agent statechart, compiled once for all
- * agents. It owns the current run's state and its live handles, and is the port through which the
+ * agents (or, with `engine: 'xstate'`, run by an XState actor of its own). It owns the current run's state and its live handles, and is the port through which the
  * stages publish, report and wait. Methods live on the prototype, and an idle agent holds little
  * more than the name of its state, so ten thousand agents stay cheap.
  */
@@ -48,7 +47,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
   private spare: AbortController | undefined;
   private reuses = 0;
 
-  constructor(config: AgentConfig, machine: FlatMachine<AgentMachineContext>) {
+  constructor(config: AgentConfig, machine: MachineStepper) {
     super(machine);
     this.config = config;
     this.meta = config.scene === undefined ? { agent: config.name } : { agent: config.name, scene: config.scene };
@@ -151,6 +150,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
     if (this.closed) return;
     this.abort('agent closed');
     this.closed = true;
+    this.machine.stop?.();
     this.config.memory?.close();
     if (this.config.ownsLog) await this.config.log?.close();
   }

@@ -3,9 +3,11 @@ import type { SharedParts } from './agent-config.js';
 import type { Agent, AgentOptions } from './agent-options.js';
 import { AgentRuntime } from './agent-runtime.js';
 import { resolveConfig } from './resolve-config.js';
+import { xstateStepper } from './xstate-engine.js';
 
 /**
- * Creates an agent: an XState statechart, stepped for speed by a table compiled from it, that
+ * Creates an agent: an XState statechart, stepped for speed by a table compiled from it (or by
+ * XState's interpreter, with `engine: 'xstate'`), that
  * cycles deliberate → parse → validate → dispatch → observe over its tools, publishing every step
  * on its bus. Throws a ConfigError for options that cannot work; never for what the model does.
  *
@@ -23,5 +25,8 @@ export function createAgent(options: AgentOptions): Agent {
  * place agents are built (`createAgent`, a scene's cast, a skill's child agent).
  */
 export function makeAgent(options: AgentOptions, shared?: SharedParts): AgentRuntime {
-  return new AgentRuntime(resolveConfig(options, shared), agentStepper);
+  const config = resolveConfig(options, shared);
+  // Chosen once, here: a compiled agent's steps are the same code whether or not the other engine exists.
+  const stepper = config.engine === 'xstate' ? xstateStepper({ id: config.name, inspect: config.inspect }) : agentStepper;
+  return new AgentRuntime(config, stepper);
 }

@@ -2,8 +2,18 @@ import type { AgentMachineContext, AgentMachineEvent } from '../../machines/agen
 import type { FlatMachine } from './flat-machine.js';
 
 /**
+ * What steps the machine for an actor: the table compiled once for every agent (the default), or
+ * an agent's own XState actor (`engine: 'xstate'`, see `xstate-engine.ts`).
+ */
+export type MachineStepper = Pick<FlatMachine<AgentMachineContext>, 'initial' | 'start' | 'step'> & {
+  /** Stops what the stepper runs for this agent (an XState actor), when the agent is closed. */
+  stop?(): void;
+};
+
+/**
  * An actor in the actor-model sense: it takes one event at a time from its mailbox and steps the
- * compiled agent machine with it, being itself the machine's context. Events sent while a
+ * agent machine with it (the compiled table, or XState's interpreter), being itself the machine's
+ * context. Events sent while a
  * transition runs (by a stage or a bus subscriber) wait in the mailbox and are taken in order
  * after it, so the machine never re-enters itself. A base class rather than a member object: its
  * methods live on the prototype, so an idle agent pays for a state name, not for a stepper.
@@ -14,9 +24,9 @@ export abstract class MachineActor implements AgentMachineContext {
   /** Whether a step is under way: an event sent now waits in the mailbox. */
   protected stepping = false;
   private mailbox: AgentMachineEvent[] | undefined;
-  protected readonly machine: FlatMachine<AgentMachineContext>;
+  protected readonly machine: MachineStepper;
 
-  constructor(machine: FlatMachine<AgentMachineContext>) {
+  constructor(machine: MachineStepper) {
     this.machine = machine;
     // Entered by the subclass once it is built: entry actions reach the whole agent.
     this.at = machine.initial;

@@ -8,7 +8,7 @@ import { createSessionLog } from '../record/session-log.js';
 import { createRegistry, type Registry } from '../tools/registry.js';
 import type { Tool } from '../tools/types.js';
 import type { AgentConfig, SharedParts } from './agent-config.js';
-import type { AgentOptions } from './agent-options.js';
+import type { AgentEngine, AgentOptions } from './agent-options.js';
 import { DEFAULT_MODEL_RETRY, type ModelRetryPolicy } from './call-model.js';
 import { MAX_TIMER_MS } from './retry-wait.js';
 import { Budget } from './budget.js';
@@ -87,9 +87,28 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
     repair: optionalFunction(options.repair, 'repair', name),
     seed: resolveSeed(options.seed, name),
     journal: shared.journal,
+    ...resolveEngine(options, shared.engine, name),
     // Only agents with memory carry the field: a crowd of agents without it pays nothing.
     ...(memory !== undefined && { memory }),
   });
+}
+
+const ENGINES: readonly AgentEngine[] = ['compiled', 'xstate'];
+
+/** The engine (the agent's own, else its scene's or parent's, else compiled) and its inspector. */
+function resolveEngine(options: AgentOptions, inherited: AgentEngine | undefined, agent: string): Pick<AgentConfig, 'engine' | 'inspect'> {
+  const engine = options.engine ?? inherited ?? 'compiled';
+  if (!ENGINES.includes(engine)) throw new ConfigError(`createAgent "${agent}": engine must be 'compiled' or 'xstate', got ${JSON.stringify(engine)}`);
+  const { inspect } = options;
+  if (inspect !== undefined) {
+    if (engine !== 'xstate') {
+      throw new ConfigError(`createAgent "${agent}": inspect needs engine: 'xstate' (a compiled agent is reported with inspectAgent(agent, inspect))`);
+    }
+    if (typeof inspect !== 'function' && (inspect === null || typeof inspect !== 'object')) {
+      throw new ConfigError(`createAgent "${agent}": inspect must be an inspection observer or a function`);
+    }
+  }
+  return { engine, inspect };
 }
 
 const NOT_GATED = Object.freeze({ calls: false, results: false });

@@ -1,4 +1,5 @@
 import pLimit, { type LimitFunction } from 'p-limit';
+import type { AgentEngine } from '../agent/agent-options.js';
 import { Budget } from '../agent/budget.js';
 import { makeAgent } from '../agent/create-agent.js';
 import type { Bus } from '../bus/bus.js';
@@ -34,6 +35,8 @@ export type CastContext = {
   model: SceneModel | undefined;
   /** A log being resumed: providers answer from it, and calls it recorded are not run again. */
   replay: ReplayHooks | undefined;
+  /** What steps the members' statecharts, unless a member names its own. */
+  engine: AgentEngine | undefined;
 };
 
 const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -80,6 +83,7 @@ export class Cast {
     // Members without a budget of their own share one list: a crowd holds a hundred thousand of them.
     const budgets = budget === undefined ? this.sceneBudgets : [budget, ...this.sceneBudgets];
     const seed = mix(context.seed, name);
+    const engine = member.engine ?? context.engine;
     const runtime = makeAgent(
       {
         name,
@@ -96,6 +100,7 @@ export class Cast {
         ...(member.onBeforeModel !== undefined && { onBeforeModel: member.onBeforeModel }),
         ...(member.repair !== undefined && { repair: member.repair }),
         ...(context.logger !== undefined && { logger: context.logger }),
+        ...(engine !== undefined && { engine }),
         seed,
       },
       // Scene-wide, not per agent: per-tool limits, the write-ahead log, the scene's budget.

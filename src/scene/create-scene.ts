@@ -125,6 +125,7 @@ class SceneRuntime implements Scene {
       perceive: (agent, request) => this.members.get(agent)!.perceive(request, this.tickCount, this.world),
       model: options.model,
       replay,
+      engine: options.engine,
     });
     this.ears = new SceneEars(name, this.bus, () => ({
       members: this.members,

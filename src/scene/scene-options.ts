@@ -51,6 +51,9 @@ export function resolveSceneOptions(options: SceneOptions): ResolvedScene {
   if (typeof yieldEveryMs !== 'number' || Number.isNaN(yieldEveryMs) || yieldEveryMs < 0) {
     throw new ConfigError(`createScene "${name}": yieldEveryMs must be a number ≥ 0 (Infinity: never pause), got ${String(yieldEveryMs)}`);
   }
+  if (options.engine !== undefined && options.engine !== 'compiled' && options.engine !== 'xstate') {
+    throw new ConfigError(`createScene "${name}": engine must be 'compiled' or 'xstate', got ${JSON.stringify(options.engine)}`);
+  }
   const omitted = new Set(options.withoutTools ?? []);
   for (const tool of omitted) {
     if (!(BUILT_IN_TOOLS as readonly string[]).includes(tool)) {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Agent, PendingObservation } from '../agent/agent-options.js';
 import type { MemoryOptions } from '../agent/memory/agent-memory.js';
-import type { AgentOptions } from '../agent/agent-options.js';
+import type { AgentEngine, AgentOptions } from '../agent/agent-options.js';
 import type { Budget, BudgetLimits, BudgetUsage } from '../agent/budget.js';
 import type { Bus } from '../bus/bus.js';
 import type { IdSource } from '../bus/ids.js';
@@ -103,6 +103,8 @@ export type CastMember = {
   onBeforeModel?: AgentOptions['onBeforeModel'];
   /** Fixes a rejected call once per turn (see `createAgent`'s `repair`, docs/hooks.md). */
   repair?: AgentOptions['repair'];
+  /** What steps this agent's statechart (see `createAgent`'s `engine`; default: the scene's). */
+  engine?: AgentEngine;
 };
 
 /** How a scene is built: `createScene(options)`. */
@@ -152,6 +154,11 @@ export type SceneOptions = {
   observe?: (bus: Bus) => void;
   log?: string | SessionLog;
   logger?: Logger;
+  /**
+   * What steps the members' statecharts (see `createAgent`'s `engine`; default `'compiled'`):
+   * `'xstate'` runs each member in an XState actor of its own. A member may name its own.
+   */
+  engine?: AgentEngine;
 };
 
 /** A model for a scene's cast, and the protocol it speaks (default: each member's, else `xml`). */

@@ -44,6 +44,8 @@ export async function runChildAgent<TArgs extends Args>(args: TArgs, frame: Skil
       // Per-tool limits hold across parent and child, as they do across a scene's agents.
       toolLimiters: dispatcher.toolLimiters,
       ...(dispatcher.assertRecorded !== undefined && { log: writeAheadCheck(dispatcher.assertRecorded) }),
+      // The parent's engine, unless the skill's agent names its own.
+      ...(dispatcher.engine !== undefined && { engine: dispatcher.engine }),
     },
   );
   try {

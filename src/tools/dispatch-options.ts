@@ -1,4 +1,5 @@
 import type { LimitFunction } from 'p-limit';
+import type { AgentEngine } from '../agent/agent-options.js';
 import type { Bus, Publish } from '../bus/bus.js';
 import type { Envelope } from '../bus/events.js';
 import type { ToolCall } from '../protocol/types.js';
@@ -69,6 +70,11 @@ export type DispatchOptions = {
    * resume reaches it), so that a call whose end is on record never runs again; `undefined`: run it.
    */
   journal?: (call: ToolCall, attempt: number) => RecordedAttempt | Promise<RecordedAttempt> | undefined;
+  /**
+   * What steps the dispatching agent's statechart (`AgentOptions.engine`), when not the compiled
+   * table: a skill's child agent takes it unless its own options name one.
+   */
+  engine?: AgentEngine;
 };
 
 /** `dispatchCalls`'s shape, for the modules that run nested calls through it. */

@@ -312,6 +312,10 @@ class NestedDispatcher implements CallDispatcher {
     return this.#run.dispatch.toolLimiters;
   }
 
+  get engine(): DispatchOptions['engine'] {
+    return this.#run.dispatch.options.engine;
+  }
+
   get assertRecorded(): DispatchOptions['assertRecorded'] {
     return this.#run.dispatch.options.assertRecorded;
   }

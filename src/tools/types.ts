@@ -1,4 +1,5 @@
 import type { StandardJSONSchemaV1, StandardTypedV1 } from '@standard-schema/spec';
+import type { AgentEngine } from '../agent/agent-options.js';
 import type { Bus } from '../bus/bus.js';
 import type { ToolFailure, ToolProgress } from '../bus/event-data.js';
 import type { Envelope } from '../bus/events.js';
@@ -79,6 +80,8 @@ export type CallDispatcher = {
   readonly bus: Bus | undefined;
   /** The per-tool limiters this dispatcher uses; shared with the agent, and the scene if any. */
   readonly toolLimiters: ToolLimiters;
+  /** The dispatching agent's engine, when not the compiled table (`DispatchOptions.engine`). */
+  readonly engine: AgentEngine | undefined;
   /** The write-ahead check the calls of this dispatcher go through, if any. */
   readonly assertRecorded: ((event: Envelope<'tool.started'>) => void | Promise<void>) | undefined;
   /**

@@ -39,6 +39,7 @@ export function runCalls(run: RunState, config: AgentConfig, port: StagePort, ru
   if (config.scene !== undefined) options.scene = config.scene;
   if (config.log !== undefined) options.assertRecorded = config.log.assertRecorded;
   if (config.journal !== undefined) options.journal = config.journal;
+  if (config.engine !== 'compiled') options.engine = config.engine;
   let work: ReturnType<typeof dispatchCallsNow>;
   try {
     work = dispatchCallsNow(
