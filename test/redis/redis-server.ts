@@ -10,7 +10,8 @@ import { it } from 'vitest';
 /**
  * A Redis for the tests of test/redis/: `REDIS_URL` when set; else whatever answers on
  * 127.0.0.1:6379; else a `redis-server` from PATH started on a free port in a temporary folder
- * (no persistence) and stopped after. When there is none, the tests say so loudly and, under
+ * (no persistence) and stopped after (`TROUPE_TEST_REDIS=spawn` starts one even when 6379
+ * answers). When there is none, the tests say so loudly and, under
  * `CI=true`, fail instead of being skipped.
  */
 export type TestRedis = {
@@ -41,7 +42,8 @@ export async function findRedis(): Promise<TestRedis | undefined> {
     if (!(await answers(given))) throw new Error(`REDIS_URL=${given} is set but nothing answers PING there`);
     return ready(given, 'REDIS_URL');
   }
-  if (await answers('redis://127.0.0.1:6379')) return ready('redis://127.0.0.1:6379', '127.0.0.1:6379');
+  // TROUPE_TEST_REDIS=spawn: a server of the run's own even when 6379 answers.
+  if (process.env.TROUPE_TEST_REDIS !== 'spawn' && (await answers('redis://127.0.0.1:6379'))) return ready('redis://127.0.0.1:6379', '127.0.0.1:6379');
   const which = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
   if (which.status !== 0) {
     console.warn(BANNER('no REDIS_URL, nothing on 6379, no redis-server'));
