@@ -43,6 +43,13 @@ export type RedisSubscription = {
   readonly lastId: string;
   /** Entries delivered so far. */
   readonly received: number;
+  /**
+   * Times it found, starting from an id or coming back after a dropped connection, that entries
+   * after its last id may be gone unread: the stream's oldest entry comes after it (retention
+   * trimmed past it), or Redis 7 says `XDEL` removed one after it. Each is also said through
+   * `onNotice`. A subscriber whose last entry was itself the last one trimmed is counted too.
+   */
+  readonly gaps: number;
   /** Why the subscription stopped, if it did. */
   readonly failure: RedisError | undefined;
   /** Stops reading and closes its connection. */
@@ -84,10 +91,26 @@ export async function subscribeRedis(options: RedisSubscriptionOptions): Promise
   const { client, where } = opened;
   let header: StreamHeader | undefined;
   let lastId = from === 'start' ? '0-0' : from;
+  let gaps = 0;
+  /**
+   * Counts a gap when the stream's oldest entry comes after `lastId` (retention trimmed past it),
+   * or Redis says it deleted an entry after `lastId` (`XDEL`): entries may have gone unread.
+   */
+  const checkGap = async (): Promise<void> => {
+    const kept = await keptFrom(client, stream);
+    if (kept === undefined) return;
+    const trimmed = kept.first !== undefined && compareIds(kept.first, lastId) > 0;
+    const deleted = kept.maxDeleted !== undefined && compareIds(kept.maxDeleted, lastId) > 0;
+    if (!trimmed && !deleted) return;
+    gaps++;
+    options.onNotice?.(`Redis stream ${stream} ${trimmed ? `now starts at ${kept.first}` : `lost entries up to ${kept.maxDeleted}`}, after ${lastId}, the last entry this subscriber read: entries may have gone unread (trimmed by retention, or deleted)`);
+  };
+
   try {
     header = await readHeader(client, stream);
     if (header !== undefined) checkHeader(header, stream, scene);
     if (from === 'end') lastId = await topId(client, stream);
+    else if (from !== 'start') await checkGap();
   } catch (error) {
     client.disconnect();
     if (error instanceof RedisError) throw error;
@@ -168,6 +191,7 @@ export async function subscribeRedis(options: RedisSubscriptionOptions): Promise
         if (error instanceof RedisError) return fail(error);
         if (isConnectionError(error)) {
           await opened.untilReady(() => closed);
+          if (!closed) await opened.whileConnected(checkGap()).catch(() => undefined);
           continue;
         }
         return fail(new RedisError('redis_failed', `reading Redis stream ${stream} at ${where} failed: ${errorMessage(error).split('\n')[0]}`, { cause: error }));
@@ -191,6 +215,9 @@ export async function subscribeRedis(options: RedisSubscriptionOptions): Promise
     get received() {
       return received;
     },
+    get gaps() {
+      return gaps;
+    },
     get failure() {
       return failure;
     },
@@ -206,4 +233,34 @@ export async function subscribeRedis(options: RedisSubscriptionOptions): Promise
 async function topId(client: OpenedRedis['client'], stream: string): Promise<string> {
   const last = (await client.xrevrange(stream, '+', '-', 'COUNT', 1)) as [string, string[]][];
   return last[0]?.[0] ?? '0-0';
+}
+
+/**
+ * The stream's oldest entry and, on Redis 7, the highest id `XDEL` removed (`0-0`: none);
+ * undefined for a stream not made yet.
+ */
+async function keptFrom(client: OpenedRedis['client'], stream: string): Promise<{ first: string | undefined; maxDeleted: string | undefined } | undefined> {
+  let info: unknown[];
+  try {
+    info = (await client.xinfo('STREAM', stream)) as unknown[];
+  } catch (error) {
+    if (/no such key/i.test(errorMessage(error))) return undefined;
+    throw error;
+  }
+  const field = (name: string): unknown => {
+    const at = info.indexOf(name);
+    return at === -1 ? undefined : info[at + 1];
+  };
+  const firstEntry = field('first-entry');
+  const first = Array.isArray(firstEntry) ? String(firstEntry[0]) : undefined;
+  const deleted = field('max-deleted-entry-id');
+  return { first, maxDeleted: deleted === undefined || String(deleted) === '0-0' ? undefined : String(deleted) };
+}
+
+/** Orders two entry ids (`<ms>-<seq>`, the sequence optional). */
+function compareIds(a: string, b: string): number {
+  const [aMs = 0n, aSeq = 0n] = a.split('-').map(BigInt);
+  const [bMs = 0n, bSeq = 0n] = b.split('-').map(BigInt);
+  if (aMs !== bMs) return aMs < bMs ? -1 : 1;
+  return aSeq === bSeq ? 0 : aSeq < bSeq ? -1 : 1;
 }

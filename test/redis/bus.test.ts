@@ -53,6 +53,9 @@ describe.runIf(redis !== undefined)('the bus across processes on a Redis stream'
     const scene = redis!.scene('child');
     const stream = streamKeyOf(scene);
     const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('fixtures/subscriber.ts', import.meta.url)), url, scene, stream], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // 'close': the child has exited and its output has all been read. Listened to at once: it may
+    // exit before the bridge has closed.
+    const closed = once(child, 'close') as Promise<[number]>;
     let stderr = '';
     child.stderr.on('data', (chunk) => void (stderr += String(chunk)));
     const lines: string[] = [];
@@ -69,7 +72,7 @@ describe.runIf(redis !== undefined)('the bus across processes on a Redis stream'
     const bridge = await bridgeToRedis(bus, { url, scene });
     await runCrowd(bus, 4, 5);
     await bridge.close();
-    const [code] = (await once(child, 'exit')) as [number];
+    const [code] = await closed;
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(lines).toEqual(local);
@@ -163,6 +166,15 @@ describe.runIf(redis !== undefined)('the bus across processes on a Redis stream'
     await waitFor(() => ticks.length === 10, 'the 10 kept');
     expect(ticks).toEqual([91, 92, 93, 94, 95, 96, 97, 98, 99, 100]);
     await events.close();
+    // A subscriber that resumes from an entry retention has trimmed is told it missed some.
+    const notices: string[] = [];
+    const behind = await subscribeRedis({ url, scene: byLength, from: '1-0', onNotice: (line) => void notices.push(line) });
+    expect(behind.gaps).toBe(1);
+    expect(notices).toEqual([expect.stringMatching(/^Redis stream \S+ now starts at \d+-\d+, after 1-0, the last entry this subscriber read: entries may have gone unread/)]);
+    await behind.close();
+    const current = await subscribeRedis({ url, scene: byLength, from: events.lastId });
+    expect(current.gaps).toBe(0);
+    await current.close();
 
     const byAge = redis!.scene('maxage');
     const aged = createBus();
