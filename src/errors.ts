@@ -18,7 +18,12 @@ export type TroupeErrorCode =
   | 'scene_state'
   | 'resume_refused'
   | 'replay_diverged'
-  | 'mcp_connect_failed';
+  | 'mcp_connect_failed'
+  | 'redis_unreachable'
+  | 'redis_auth_failed'
+  | 'redis_too_old'
+  | 'redis_stream_mismatch'
+  | 'redis_failed';
 
 /** Base of every error troupe throws; `code` is a stable literal to branch on. */
 export class TroupeError extends Error {

@@ -1,3 +1,4 @@
+import type { Bus } from '../bus/bus.js';
 import type { Envelope } from '../bus/events.js';
 import { createEventHistory, DEFAULT_HISTORY_SIZE, type EventHistory } from '../inspect/event-history.js';
 import { startInspector, type Inspector } from '../inspect/start-inspector.js';
@@ -35,8 +36,11 @@ export type InspectorSession = {
   close(): Promise<void>;
 };
 
-/** What to serve: a live scene with the history recorded since its bus appeared, or a log's events. */
-export type InspectTarget = { scene: Scene; history: EventHistory } | { events: readonly Envelope[] };
+/**
+ * What to serve: a live scene with the history recorded since its bus appeared, a log's events, or
+ * a bus without its scene (a scene's Redis stream, replayed onto a local bus), read-only.
+ */
+export type InspectTarget = { scene: Scene; history: EventHistory } | { events: readonly Envelope[] } | { bus: Bus; history: EventHistory };
 
 /**
  * Starts the inspector for a command and prints `inspector: <url>` on stderr (the token is in it:
@@ -56,7 +60,7 @@ export async function openInspectorSession(
   let inspector: Inspector;
   try {
     inspector = await startInspector({
-      ...('scene' in target ? { scene: target.scene, history: target.history, gate } : { events: target.events }),
+      ...('scene' in target ? { scene: target.scene, history: target.history, gate } : 'bus' in target ? { bus: target.bus, history: target.history } : { events: target.events }),
       port: where.port ?? 0,
       ...('scene' in target && { queue: Math.max(MIN_QUEUE, QUEUE_PER_AGENT * target.scene.agents.size) }),
       ...(where.host === undefined ? {} : { host: where.host }),

@@ -39,6 +39,10 @@ export type RunFlags = {
   mcp: string[][];
   /** How approval requests are answered (default: `ask` with `inspect`, else `none`). */
   approve: ApprovalPolicy;
+  /** Send every event to a Redis stream at this URL (`--redis redis://host:6379`). */
+  redis?: string | undefined;
+  /** The stream's key, with `redis` (default `troupe:<scene>:events`). */
+  redisStream?: string | undefined;
   options: SceneOptionValues;
 };
 
@@ -60,6 +64,8 @@ export const COMMON_FLAGS: Record<string, ArgOption> = {
   paused: { type: 'boolean' },
   mcp: { type: 'string', multiple: true },
   approve: { type: 'string' },
+  redis: { type: 'string' },
+  'redis-stream': { type: 'string' },
 };
 
 /**
@@ -121,6 +127,11 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
   }
   const approve = (values.approve as string | undefined) ?? (values.inspect === true ? 'ask' : 'none');
   if (!APPROVALS.includes(approve as ApprovalPolicy)) return failure(`--approve must be ask, all or none; got ${JSON.stringify(approve)}`);
+  const redis = redisFlag(values.redis);
+  if (!redis.ok) return redis;
+  const redisStream = values['redis-stream'] as string | undefined;
+  if (redisStream !== undefined && redis.value === undefined) return failure("--redis-stream is the key of the scene's Redis stream: give --redis too");
+  if (redisStream !== undefined && redisStream.trim() === '') return failure('--redis-stream needs a key, e.g. --redis-stream troupe:tavern:events');
   const sceneOptions = sceneOptionValues(specs, values as Record<string, string | boolean | undefined>);
   if (!sceneOptions.ok) return sceneOptions;
   return success({
@@ -141,6 +152,8 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
     paused: values.paused === true,
     mcp,
     approve: approve as ApprovalPolicy,
+    redis: redis.value,
+    redisStream,
     options: sceneOptions.value,
   });
 }
@@ -162,6 +175,14 @@ export function hostFlag(raw: unknown): Outcome<string | undefined, string> {
   if (raw === undefined) return success(undefined);
   const text = String(raw).trim();
   if (text === '' || /[\s/?#@]/.test(text)) return failure(`--host needs an address of this machine, e.g. --host 127.0.0.1 (the default) or --host 0.0.0.0; got ${JSON.stringify(String(raw))}`);
+  return success(text);
+}
+
+/** `--redis URL`: a `redis://` or `rediss://` URL; whether it answers is for the connection to say. */
+export function redisFlag(raw: unknown): Outcome<string | undefined, string> {
+  if (raw === undefined) return success(undefined);
+  const text = String(raw).trim();
+  if (!/^rediss?:\/\/[^\s]+$/.test(text)) return failure(`--redis needs a Redis URL, e.g. --redis redis://127.0.0.1:6379; got ${JSON.stringify(String(raw))}`);
   return success(text);
 }
 

@@ -22,6 +22,8 @@ import { watchFailures } from './failure-watch.js';
 import { stopOnSignals, type SignalWatch } from './stop-on-signals.js';
 import { terminalSafe } from './terminal-text.js';
 import { defaultSummary } from './summary.js';
+import type { RedisBridge } from '../redis/bridge.js';
+import { openSceneBridge } from './redis-flag.js';
 import { unusedModel } from './unused-model.js';
 
 /** A run that continues a log (`troupe resume`): the log, and the hash of the scene's code now. */
@@ -51,6 +53,7 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo, 
       return fail(io, `cannot open --log ${flags.log}: ${(error as Error).message}`, EXIT.failed);
     }
   }
+  let bridge: RedisBridge | undefined;
   let signals: SignalWatch | undefined;
   let session: InspectorSession | undefined;
   let resumed: OpenedResume | undefined;
@@ -63,20 +66,35 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo, 
     const problem = await runLog?.close();
     // A resume's log closes when its run ends; this closes it when the run never started.
     await resumed?.close();
+    // What waits for Redis goes out before the page keeps serving.
+    const unsent = await bridge?.close();
     if (session !== undefined) {
       // --inspect keeps the page up once the scene is over, until Ctrl-C; Ctrl-C during the run quits.
       if (signals?.signal === undefined) await session.serveUntilInterrupted(code === EXIT.ok ? 'the scene has ended' : 'the scene failed');
       await session.close();
     }
     if (problem !== undefined) return fail(io, `--log ${flags.log}: ${problem}`, EXIT.failed);
+    if (bridge?.failure !== undefined) return EXIT.failed;
+    if (unsent !== undefined && unsent > 0) return fail(io, `--redis: ${unsent} events could not be written to Redis stream ${bridge!.stream}`, EXIT.failed);
     return code;
   };
+  if (flags.redis !== undefined) {
+    // Before the scene is built, so that the stream has its every event.
+    const opened = await openSceneBridge(flags.redis, name, flags.redisStream, (line) => output.note(line));
+    if (!opened.ok) {
+      await finish(EXIT.failed);
+      return fail(io, opened.problem, EXIT.failed);
+    }
+    bridge = opened.value;
+    output.note(`troupe: events go to Redis stream ${terminalSafe(bridge.stream)}; follow them with troupe inspect --redis URL --scene ${terminalSafe(name)}${flags.redisStream === undefined ? '' : ` --redis-stream ${terminalSafe(bridge.stream)}`}`);
+  }
 
   // The scene makes its own bus (a stepped one runs on simulated time, so the same seed gives the
   // same events) and hands it over before any event is published.
   let sceneBus: Bus | undefined;
   let history: EventHistory | undefined;
   const observe = (bus: Bus): void => {
+    if (sceneBus === undefined) bridge?.attach(bus);
     sceneBus ??= bus;
     if (flags.inspect) history ??= runHistory(bus);
     output.attach(bus);
@@ -152,6 +170,7 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo, 
   if (sceneBus === undefined) {
     logger.value.warn({ scene: name }, 'the scene did not pass context.observe to createScene: events published while it was built are not shown');
     sceneBus = scene.bus;
+    bridge?.attach(sceneBus);
     output.attach(sceneBus);
   }
   if (model !== undefined) {

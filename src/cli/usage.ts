@@ -12,6 +12,9 @@ export const USAGE = `Usage:
   troupe list                                list the scenes, with their own flags
   troupe inspect <session.jsonl> [--port N] [--host ADDR]
                                              serve a session log in the inspector
+  troupe inspect --redis URL --scene NAME [--redis-stream KEY] [--port N] [--host ADDR]
+                                             serve a scene running in another process,
+                                             live from its Redis stream
   troupe help                                this text
 
 Run flags:
@@ -42,6 +45,10 @@ Run flags:
   --approve X      how tool calls that need approval are answered: ask (the page decides;
                    the default with --inspect), none (denied at once; the default without),
                    all (approved at once)
+  --redis URL      send every bus event to the Redis stream troupe:<scene>:events at URL
+                   (redis://[user:password@]host:6379; needs ioredis and Redis 6.2+), for
+                   troupe inspect --redis and other processes. See docs/distributed.md.
+  --redis-stream KEY  the stream's key instead, with --redis
   -h, --help       help; with a scene, its own flags too
 
 Environment: TROUPE_LOG_LEVEL (default warn), TROUPE_SCENES_DIR, NO_COLOR; for --model

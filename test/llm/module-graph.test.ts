@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../', import.meta.url);
 
-/** The client libraries, which only their own entries may load (they are optional peer dependencies): the model clients, the AI SDK's packages, OpenTelemetry, the MCP SDK. */
-const CLIENT_LIBRARY = /^(openai|@anthropic-ai\/sdk|@google\/genai|ai|@ai-sdk\/[^/]+|@opentelemetry\/[^/]+|@modelcontextprotocol\/sdk)(?:\/|$)/;
+/** The client libraries, which only their own entries may load (they are optional peer dependencies): the model clients, the AI SDK's packages, OpenTelemetry, the MCP SDK, ioredis. */
+const CLIENT_LIBRARY = /^(openai|@anthropic-ai\/sdk|@google\/genai|ai|@ai-sdk\/[^/]+|@opentelemetry\/[^/]+|@modelcontextprotocol\/sdk|ioredis)(?:\/|$)/;
 
-/** Where a client library may be named: each adapter's folder and its provider module, and the folders of troupe/otel and troupe/mcp. */
-const ADAPTER_FILE = /^src\/(?:llm\/(?:openai|anthropic|gemini|ai-sdk)(?:\/|-provider\.ts$)|otel\/|mcp\/)/;
+/** Where a client library may be named: each adapter's folder and its provider module, and the folders of troupe/otel, troupe/mcp and troupe/redis. */
+const ADAPTER_FILE = /^src\/(?:llm\/(?:openai|anthropic|gemini|ai-sdk)(?:\/|-provider\.ts$)|otel\/|mcp\/|redis\/)/;
 
 /** Every TypeScript file under `src/`, relative to the repository. */
 function sourceFiles(): string[] {

@@ -1,0 +1,14 @@
+/**
+ * A scene's bus across processes on Redis streams: `import { bridgeToRedis, subscribeRedis } from 'troupe/redis'`.
+ * Needs the `ioredis` package (an optional peer dependency) and Redis 6.2 or later. See docs/distributed.md.
+ */
+export { bridgeToRedis, openRedisBridge } from './bridge.js';
+export type { RedisBridge, RedisBridgeOptions, Retention } from './bridge.js';
+export { subscribeRedis } from './subscribe.js';
+export type { RedisSubscription, RedisSubscriptionOptions } from './subscribe.js';
+export { DEFAULT_CONNECT_TIMEOUT_MS, hidePassword, MIN_REDIS_VERSION } from './connect.js';
+export type { RedisConnection } from './connect.js';
+export { RedisError } from './redis-error.js';
+export type { RedisErrorCode } from './redis-error.js';
+export { EVENT_FIELD, STREAM_FORMAT, STREAM_VERSION, streamKeyOf } from './stream-header.js';
+export type { StreamHeader } from './stream-header.js';

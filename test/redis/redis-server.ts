@@ -1,0 +1,199 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { it } from 'vitest';
+
+/**
+ * A Redis for the tests of test/redis/: `REDIS_URL` when set; else whatever answers on
+ * 127.0.0.1:6379; else a `redis-server` from PATH started on a free port in a temporary folder
+ * (no persistence) and stopped after (`TROUPE_TEST_REDIS=spawn` starts one even when 6379
+ * answers). When there is none, the tests say so loudly and, under
+ * `CI=true`, fail instead of being skipped.
+ */
+export type TestRedis = {
+  url: string;
+  /** Where it came from. */
+  origin: 'REDIS_URL' | '127.0.0.1:6379' | 'redis-server';
+  /** A connection for the test itself (ACL users, CLIENT KILL, cleanup). */
+  admin: Redis;
+  /** A prefix unique to this run: scene names start with it, so keys never collide. */
+  prefix: string;
+  /** A scene name unique to this run. */
+  scene(name: string): string;
+  /** Deletes every key this run made, closes the admin connection, stops a server it started. */
+  stop(): Promise<void>;
+};
+
+const BANNER = (why: string): string => `
+################################################################################
+#  REDIS TESTS DID NOT RUN: ${why.padEnd(51)}#
+#  Set REDIS_URL, run redis-server on 127.0.0.1:6379, or put redis-server on   #
+#  PATH. Under CI=true this is a failure.                                      #
+################################################################################`;
+
+/** Finds or starts a Redis; undefined (after a loud warning) when there is none. */
+export async function findRedis(): Promise<TestRedis | undefined> {
+  const given = process.env.REDIS_URL;
+  if (given !== undefined && given !== '') {
+    if (!(await answers(given))) throw new Error(`REDIS_URL=${given} is set but nothing answers PING there`);
+    return ready(given, 'REDIS_URL');
+  }
+  // TROUPE_TEST_REDIS=spawn: a server of the run's own even when 6379 answers.
+  if (process.env.TROUPE_TEST_REDIS !== 'spawn' && (await answers('redis://127.0.0.1:6379'))) return ready('redis://127.0.0.1:6379', '127.0.0.1:6379');
+  const which = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+  if (which.status !== 0) {
+    console.warn(BANNER('no REDIS_URL, nothing on 6379, no redis-server'));
+    return undefined;
+  }
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'troupe-redis-'));
+  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const url = `redis://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 100 && !(await answers(url)); attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (!(await answers(url))) {
+    server.kill();
+    rmSync(dir, { recursive: true, force: true });
+    console.warn(BANNER(`redis-server did not start on port ${port}`));
+    return undefined;
+  }
+  return ready(url, 'redis-server', server, dir);
+}
+
+/**
+ * Call at the top of a test file with what `findRedis` gave: without a Redis under `CI=true`, adds
+ * a test that fails, so a CI machine without Redis cannot pass by skipping.
+ */
+export function failWithoutRedisUnderCi(redis: TestRedis | undefined): void {
+  if (redis === undefined && process.env.CI === 'true') {
+    it('has a Redis to run against (CI=true: the Redis tests must run)', () => {
+      throw new Error('no Redis: set REDIS_URL, run redis-server on 127.0.0.1:6379, or put redis-server on PATH');
+    });
+  }
+}
+
+async function ready(url: string, origin: TestRedis['origin'], server?: ChildProcess, dir?: string): Promise<TestRedis> {
+  const admin = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  admin.on('error', () => undefined);
+  await admin.connect();
+  const prefix = `t${randomBytes(4).toString('hex')}`;
+  return {
+    url,
+    origin,
+    admin,
+    prefix,
+    scene: (name) => `${prefix}-${name}`,
+    async stop() {
+      try {
+        let cursor = '0';
+        do {
+          const [next, keys] = await admin.scan(cursor, 'MATCH', `troupe:${prefix}-*`, 'COUNT', 1000);
+          cursor = next;
+          if (keys.length > 0) await admin.del(...keys);
+        } while (cursor !== '0');
+      } finally {
+        admin.disconnect();
+        if (server !== undefined) {
+          server.kill();
+          await new Promise((resolve) => server.once('exit', resolve));
+        }
+        if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** True when a Redis answers PING at `url` within a second. */
+async function answers(url: string): Promise<boolean> {
+  const client = new Redis(url, { lazyConnect: true, connectTimeout: 1_000, retryStrategy: () => null, maxRetriesPerRequest: 0, enableOfflineQueue: false });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * A TCP server that speaks just enough RESP to pass for a Redis of `version` (every command
+ * answers OK, INFO answers the version), or with `silent`, accepts and never answers.
+ */
+export async function fakeRedis(how: { version: string } | { silent: true }): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    if ('silent' in how) return;
+    let buffer = '';
+    socket.on('data', (chunk) => {
+      buffer += chunk.toString('latin1');
+      for (;;) {
+        const parsed = parseCommand(buffer);
+        if (parsed === undefined) return;
+        buffer = buffer.slice(parsed.used);
+        const name = parsed.words[0]?.toUpperCase();
+        if (name === 'INFO') {
+          const text = `# Server\r\nredis_version:${how.version}\r\nredis_mode:standalone\r\n`;
+          socket.write(`$${Buffer.byteLength(text)}\r\n${text}\r\n`);
+        } else socket.write('+OK\r\n');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** One RESP array of bulk strings from the front of `text`, or undefined while it is incomplete. */
+function parseCommand(text: string): { words: string[]; used: number } | undefined {
+  if (!text.startsWith('*')) return undefined;
+  let at = text.indexOf('\r\n');
+  if (at === -1) return undefined;
+  const count = Number(text.slice(1, at));
+  let position = at + 2;
+  const words: string[] = [];
+  for (let index = 0; index < count; index++) {
+    at = text.indexOf('\r\n', position);
+    if (at === -1) return undefined;
+    const length = Number(text.slice(position + 1, at));
+    const start = at + 2;
+    if (text.length < start + length + 2) return undefined;
+    words.push(text.slice(start, start + length));
+    position = start + length + 2;
+  }
+  return { words, used: position };
+}
+
+/** Polls `check` until it holds (or throws after `timeoutMs`). */
+export async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
