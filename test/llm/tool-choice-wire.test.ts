@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ModelRequest, ToolChoice } from '../../src/index.js';
+import type { ModelRequest, ToolChoice } from '../../src/llm/types.js';
 import { callOptions } from '../../src/llm/ai-sdk/call-options.js';
 import { anthropicRequest } from '../../src/llm/anthropic/map-request.js';
 import { ThinkingMemory } from '../../src/llm/anthropic/thinking-memory.js';
@@ -8,7 +8,7 @@ import { ThoughtSignatures } from '../../src/llm/gemini/thought-signatures.js';
 import { chatRequest } from '../../src/llm/openai/chat-request.js';
 
 const tools = [{ name: 'set_team', description: 'Move a player.', parameters: { type: 'object', properties: {} } }];
-const request = (toolChoice: ToolChoice): ModelRequest => ({ messages: [{ role: 'user', content: 'Go.' }], tools, toolChoice });
+const request = (toolChoice: ToolChoice): ModelRequest => ({ messages: [{ role: 'user', content: 'Go.' }], tools, toolChoice, signal: new AbortController().signal, round: 1, agent: 'coach' });
 
 /** Each provider's own words for each tool choice, as its official client sends them. */
 describe('toolChoice on the wire', () => {
