@@ -74,11 +74,14 @@ function toolResult(message: ToolMessage, specification: AiSdkSpecification): La
 }
 
 /**
- * A tool result's output: plain text, or text and images as `content`. The image part is
+ * A tool result's output: plain text (`error-text` for a call that failed, was rejected, denied
+ * or withheld), or text and images as `content`. The image part is
  * `image-data` in v3 and `media` in v2, both base64 (the specification's own encoding there).
  */
 function toolOutput(message: ToolMessage, specification: AiSdkSpecification): LanguageModelV3ToolResultOutput {
   const images = message.images ?? [];
+  // The specification's own mark of a call that did not succeed (both v2 and v3 have it).
+  if (message.failed === true && images.length === 0) return { type: 'error-text', value: message.content };
   if (images.length === 0) return { type: 'text', value: message.content };
   if (specification === 'v2') {
     const output: LanguageModelV2ToolResultOutput = {
