@@ -48,9 +48,16 @@ export async function benchAgentRun(iterations: number): Promise<Row[]> {
     if (result.reason !== 'final_answer') throw new Error(`bench run ended ${result.reason}: ${result.error}`);
   });
 
+  // The same run with the statechart stepped by XState's own interpreter (`engine: 'xstate'`).
+  const interpreted = createAgent({ name: 'bench-xstate', tools: [tool], provider: zeroLatencyBrain(), bus, engine: 'xstate' });
+  const xstate = await measure("troupe agent.run, engine: 'xstate'", Math.ceil(iterations / 4), async () => {
+    const result = await interpreted.run('Who is player 7?');
+    if (result.reason !== 'final_answer') throw new Error(`bench run ended ${result.reason}: ${result.error}`);
+  });
+
   const bare = await measure('bare hand-written loop', iterations, bareLoop());
   if (delivered === 0) throw new Error('bench bus delivered nothing');
-  return [{ ...troupe, ratio: troupe.usPerOp / bare.usPerOp }, bare];
+  return [{ ...troupe, ratio: troupe.usPerOp / bare.usPerOp }, { ...xstate, ratio: xstate.usPerOp / bare.usPerOp }, bare];
 }
 
 /** The same work with nothing around it: find the block, read the argument, validate, execute, observe. */

@@ -6,40 +6,60 @@ import type { Row } from './measure.js';
 import { benchMemory } from './memory.bench.js';
 import { benchOtel } from './otel.bench.js';
 import { benchParkedAgents } from './parked-agents.bench.js';
+import { benchRedis } from './redis.bench.js';
 import { benchLoggedCrowd, benchResume } from './session-log.bench.js';
 import { benchStalledClient } from './stalled-client.bench.js';
 import { benchStatechart } from './statechart.bench.js';
 import { benchStreamParse } from './stream-parse.bench.js';
 
-/** `npm run bench`: prints a table comparing troupe with a bare hand-written baseline. */
+/** One benchmark of the table: its name (for `--only`) and how to run it, quick or full. */
+type Bench = { name: string; run: (quick: boolean) => Promise<Row[]> | Row[] };
+
+const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+
+// In this order: timing first, on a young heap; the heap measure settles the heap before it starts.
+const BENCHES: readonly Bench[] = [
+  { name: 'import', run: (quick) => benchImportTime(quick ? 5 : 11) },
+  { name: 'agent-run', run: (quick) => benchAgentRun(quick ? 2_000 : 20_000) },
+  { name: 'statechart', run: (quick) => benchStatechart(quick ? 2_000 : 20_000) },
+  { name: 'stream', run: (quick) => benchStreamParse(quick ? [1_000, 100_000] : [1_000, 100_000, 1_000_000]) },
+  { name: 'parked', run: (quick) => benchParkedAgents(quick ? 1_000 : 10_000) },
+  { name: 'crowd', run: (quick) => benchCrowd(quick ? [1_000] : [1_000, 10_000, 100_000], quick ? 3 : 4, quick ? 2_000 : 50_000) },
+  // Clients that never read are dropped: the crowd's steps/s with and without them.
+  { name: 'stalled', run: (quick) => benchStalledClient(quick ? 1_000 : 10_000, quick ? 11 : 7) },
+  // What instrumentBus costs the crowd: not attached, attached to the no-op API, attached to an SDK.
+  { name: 'otel', run: (quick) => benchOtel(quick ? 1_000 : 10_000, quick ? 11 : 7) },
+  // What `--log` costs the crowd, and how long a resume takes to reach live as the log grows.
+  { name: 'log', run: (quick) => benchLoggedCrowd(quick ? 1_000 : 10_000, quick ? 4 : 7, quick ? 2 : 3) },
+  { name: 'resume', run: (quick) => benchResume(quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000], 250, quick ? 2 : 3) },
+  // A crowd's events through a Redis stream (REDIS_URL, else 127.0.0.1:6379) against the in-process bus.
+  { name: 'redis', run: (quick) => benchRedisOrSay(quick ? 100 : 1_000, quick ? 10 : 20) },
+  { name: 'memory', run: () => benchMemory(50) },
+];
+
+/**
+ * `npm run bench`: prints a table comparing troupe with a bare hand-written baseline.
+ * `--quick` runs smaller sizes; `--only=<words>` the benchmarks whose name contains one of the
+ * comma-separated words (`--only=log,resume`).
+ */
 async function main(): Promise<void> {
   const quick = process.argv.includes('--quick');
-  // `--only=<words>`: the benchmarks whose name contains one of the comma-separated words (`--only=log`).
   const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
-  const wanted = (name: string): boolean => only === undefined || only.some((word) => name.includes(word));
   const rows: Row[] = [];
-  if (only !== undefined) {
-    if (wanted('log')) rows.push(...(await benchLoggedCrowd(quick ? 1_000 : 10_000, quick ? 4 : 7, quick ? 2 : 3)));
-    if (wanted('resume')) rows.push(...(await benchResume(quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000], 250, quick ? 2 : 3)));
-    printRows(rows);
-    return;
+  for (const bench of BENCHES) {
+    if (only === undefined || only.some((word) => bench.name.includes(word))) rows.push(...(await bench.run(quick)));
   }
-  // Timing first, on a young heap; the heap measure settles the heap before it starts.
-  rows.push(...benchImportTime(quick ? 5 : 11));
-  rows.push(...(await benchAgentRun(quick ? 2_000 : 20_000)));
-  rows.push(...(await benchStatechart(quick ? 2_000 : 20_000)));
-  rows.push(...(await benchStreamParse(quick ? [1_000, 100_000] : [1_000, 100_000, 1_000_000])));
-  rows.push(...(await benchParkedAgents(quick ? 1_000 : 10_000)));
-  rows.push(...(await benchCrowd(quick ? [1_000] : [1_000, 10_000, 100_000], quick ? 3 : 4, quick ? 2_000 : 50_000)));
-  // RELIABILITY §5b: clients that never read are dropped; the crowd's steps/s with and without them.
-  rows.push(...(await benchStalledClient(quick ? 1_000 : 10_000, quick ? 11 : 7)));
-  // What instrumentBus costs the crowd: not attached, attached to the no-op API, attached to an SDK.
-  rows.push(...(await benchOtel(quick ? 1_000 : 10_000, quick ? 11 : 7)));
-  // What `--log` costs the crowd, and how long a resume takes to reach live as the log grows.
-  rows.push(...(await benchLoggedCrowd(quick ? 1_000 : 10_000, quick ? 4 : 7, quick ? 2 : 3)));
-  rows.push(...(await benchResume(quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000], 250, quick ? 2 : 3)));
-  rows.push(...(await benchMemory(50)));
   printRows(rows);
+}
+
+/** The Redis rows, or one row that says why there are none (no server answered). */
+async function benchRedisOrSay(npcs: number, ticks: number): Promise<Row[]> {
+  try {
+    return await benchRedis(REDIS_URL, npcs, ticks);
+  } catch (error) {
+    console.error(`bench: no Redis rows: ${error instanceof Error ? error.message : String(error)}`);
+    return [{ name: 'redis stream (not run)', iterations: 0, usPerOp: Number.NaN, note: `no Redis at ${REDIS_URL}` }];
+  }
 }
 
 function printRows(rows: readonly Row[]): void {

@@ -50,7 +50,7 @@ export type StalledClientOptions = {
 const SETTLE_MS = 10_000;
 
 /**
- * RELIABILITY §5b: an SSE client that never reads gets a bounded buffer and is then dropped, and
+ * An SSE client that never reads gets a bounded buffer and is then dropped, and
  * the agents' throughput does not change. Runs the crowd scene (built as `benchCrowd` builds it)
  * in this process, same size each time: (a) no inspector; (a′) an inspector with its history and
  * no client; (b) an inspector with one client reading `GET /events` over HTTP, with the token, to

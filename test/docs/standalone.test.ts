@@ -20,11 +20,10 @@ function files(folder: string, extensions: readonly string[], skip: readonly str
 }
 
 /**
- * The tests' code: comments and titles say what is tested. Recorded data (golden logs, corpora,
- * fixtures' logs) is not code and is not read. `test/bench/` is left out until its two remaining
- * citations are rewritten.
+ * The tests' code, benches included: comments and titles say what is tested. Recorded data
+ * (golden logs, corpora, fixtures' logs) is not code and is not read.
  */
-const tests = files('test', ['.ts', '.mjs', '.js'], [join('test', 'bench')]);
+const tests = files('test', ['.ts', '.mjs', '.js']);
 
 const checked = ['README.md', ...files('docs', ['.md']), ...files('src', ['.ts', '.js', '.html', '.css']), ...tests];
 
