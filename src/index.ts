@@ -25,6 +25,7 @@ export type {
   RunResult,
 } from './agent/agent-options.js';
 export type { AgentInspect } from './agent/xstate-engine.js';
+export type { OutputOf, OutputSchema } from './agent/output-schema.js';
 export type { AgentSnapshot } from './agent/run/agent-snapshot.js';
 export type { RunInput, RunMessage } from './agent/run/run-input.js';
 export type { AgentStream, AgentStreamOptions } from './agent/stream/agent-stream.js';

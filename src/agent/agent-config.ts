@@ -12,6 +12,7 @@ import type { AgentEngine, AgentOptions, RepairFunction } from './agent-options.
 import type { AgentInspect } from './xstate-engine.js';
 import type { Budget } from './budget.js';
 import type { Memory } from './memory/agent-memory.js';
+import type { CompiledOutput } from './output-schema.js';
 
 /**
  * Everything an agent needs that does not change between runs: `createAgent`'s options checked,
@@ -65,6 +66,11 @@ export type AgentConfig = Readonly<{
   inspect: AgentInspect | undefined;
   /** The history kept between runs, with the `memory` option. */
   memory?: Memory;
+  /**
+   * The final answer's schema, with the `output` option; `native`: sent to the provider too
+   * (native protocol, or XML with no tool to call).
+   */
+  output?: Readonly<{ compiled: CompiledOutput; native: boolean }>;
 }>;
 
 /**

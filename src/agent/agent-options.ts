@@ -15,6 +15,7 @@ import type { AgentStream, AgentStreamOptions } from './stream/agent-stream.js';
 import type { JsonSchema, LooseArgs, Tool } from '../tools/types.js';
 import type { ModelRetryPolicy } from './call-model.js';
 import type { AgentInspect } from './xstate-engine.js';
+import type { OutputSchema } from './output-schema.js';
 
 /** The options of `createAgent` (docs/agent-cycle.md lists them with their defaults). */
 export type AgentOptions = {
@@ -105,6 +106,14 @@ export type AgentOptions = {
    * `@statelyai/inspect`). A `ConfigError` with the compiled engine: use `inspectAgent` there.
    */
   inspect?: AgentInspect;
+  /**
+   * Structured output: the final answer must be JSON matching this schema (a JSON Schema of an
+   * object, or a Standard Schema such as zod's), and `result.output` is the value, typed by it.
+   * An answer that does not parse or validate is a correction, under `maxCorrections`. Native
+   * agents send the schema to the provider; XML agents are told in the system prompt
+   * (docs/structured-output.md).
+   */
+  output?: OutputSchema;
 };
 
 /** What steps an agent's statechart (`AgentOptions.engine`). */
@@ -169,11 +178,19 @@ export type RunOptions = {
 
 export type { PendingObservation } from './run/run-state.js';
 
-/** What `agent.run` resolves with. It never rejects for the model's mistakes. */
-export type RunResult = {
+/**
+ * What `agent.run` resolves with. It never rejects for the model's mistakes. `TOutput` is the type
+ * of `output` (the agent's `output` schema's).
+ */
+export type RunResult<TOutput = unknown> = {
   reason: RunReason;
   /** The final visible text (the model's answer, or the last thing it said). */
   text: string;
+  /**
+   * With an `output` schema: the final answer, parsed and validated (a Standard Schema's output).
+   * Absent when the run ended without a valid answer (`error`, `max_rounds` with an invalid one…).
+   */
+  output?: TOutput;
   rounds: number;
   /** Every call of the run with its outcome and duration, in order. */
   calls: CallRecord[];
@@ -199,7 +216,7 @@ export type PendingResultApproval = { callId: string; name: string; args: Args; 
  * `engine: 'xstate'`, by an XState actor; conformance tests hold the two to the same transitions
  * and the same events.
  */
-export type Agent = {
+export type Agent<TOutput = unknown> = {
   readonly name: string;
   readonly bus: Bus;
   /** The machine's current state. */
@@ -209,7 +226,7 @@ export type Agent = {
    * fails. `input` is the user's message, or a conversation ending with one (docs/streaming.md).
    * Rejects only on host errors (a second concurrent run, a closed agent, a bad message list).
    */
-  run(input: RunInput, options?: RunOptions): Promise<RunResult>;
+  run(input: RunInput, options?: RunOptions): Promise<RunResult<TOutput>>;
   /**
    * `run`, as it happens: the run's events (text deltas, calls, results, approvals, the finish) as
    * an async iterable, a `ReadableStream` or a Server-Sent Events `Response`, and its `result`.
@@ -263,7 +280,7 @@ export type Agent = {
    * `TroupeError` (`invalid_config`) for a snapshot of another agent or version, or when this
    * agent has a run of its own.
    */
-  resume(snapshot: AgentSnapshot, options?: ResumeOptions): Promise<RunResult | undefined>;
+  resume(snapshot: AgentSnapshot, options?: ResumeOptions): Promise<RunResult<TOutput> | undefined>;
 };
 
 /** Options of `agent.resume`. */

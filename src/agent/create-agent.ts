@@ -2,6 +2,7 @@ import { agentStepper } from './agent-stepper.js';
 import type { SharedParts } from './agent-config.js';
 import type { Agent, AgentOptions } from './agent-options.js';
 import { AgentRuntime } from './agent-runtime.js';
+import type { OutputOf, OutputSchema } from './output-schema.js';
 import { resolveConfig } from './resolve-config.js';
 import { xstateStepper } from './xstate-engine.js';
 
@@ -15,9 +16,14 @@ import { xstateStepper } from './xstate-engine.js';
  * const agent = createAgent({ name: 'referee', tools: [lookupPlayer], provider });
  * agent.bus.on('tool.completed', (event) => console.log(event.data.output));
  * const result = await agent.run('Who is player 7?');
+ *
+ * With an `output` schema the final answer is validated JSON, and `result.output` is typed by it:
+ * @example
+ * const judge = createAgent({ name: 'judge', provider, output: z.object({ winner: z.string() }) });
+ * const { output } = await judge.run('Who won?'); // output: { winner: string } | undefined
  */
-export function createAgent(options: AgentOptions): Agent {
-  return makeAgent(options);
+export function createAgent<const TOutput extends OutputSchema | undefined = undefined>(options: AgentOptions & { output?: TOutput }): Agent<OutputOf<TOutput>> {
+  return makeAgent(options) as Agent<OutputOf<TOutput>>;
 }
 
 /**

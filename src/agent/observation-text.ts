@@ -1,5 +1,5 @@
 import { safeJson } from '../bus/serialize-event.js';
-import type { CallRejection, MalformedProblem } from '../protocol/types.js';
+import type { CallRejection, Issue, MalformedProblem } from '../protocol/types.js';
 import type { MessageImage } from '../llm/types.js';
 import type { CallResult } from '../tools/dispatch-calls.js';
 import { formatBytes, imagesOf, isToolResult, sentImages, type ImagePart, type ToolResult } from '../tools/result-parts.js';
@@ -23,6 +23,7 @@ export type RoundReport =
   | { kind: 'rejected'; rejection: CallRejection; callCount: number }
   | { kind: 'empty' }
   | { kind: 'uncalled'; tool?: string }
+  | { kind: 'invalid_output'; issues: readonly Issue[] }
   | { kind: 'calls'; calls: ObservedCall[]; repaired?: RepairedNote };
 
 export type ObservationOptions = {
@@ -94,6 +95,12 @@ export function observationText(outcome: RoundReport, options: ObservationOption
         ok: false,
         text: `A tool call is required now, and your reply made none. ${outcome.tool === undefined ? 'Call one of your tools.' : `Call ${outcome.tool}.`}${options.protocol === 'native' ? '' : ` ${FORMAT_CALL}`}`,
       };
+    case 'invalid_output': {
+      const [first, ...rest] = outcome.issues;
+      const lines = [`Your final answer does not fit the output schema: ${quote(first?.message ?? 'it is not valid')}`, ...rest.map((issue) => `- ${quote(issue.message)}`)];
+      lines.push('Answer again with only the corrected JSON.');
+      return { ok: false, text: lines.join('\n') };
+    }
     case 'calls': {
       const parts = outcome.calls.map((call) => describeCall(call, options));
       if (outcome.repaired !== undefined) parts.unshift(repairNote(outcome.repaired));

@@ -14,6 +14,8 @@ import { MAX_TIMER_MS } from './retry-wait.js';
 import { Budget } from './budget.js';
 import { READ_VAR } from './memory/read-var-tool.js';
 import { resolveMemory } from './memory/resolve-memory.js';
+import { compileOutput } from './output-schema.js';
+import { renderOutputSection } from '../protocol/output-section.js';
 
 
 /**
@@ -53,7 +55,10 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
   const manifest = manifestFor(offered, protocol);
   // Native providers refuse a history of calls to tools the request does not declare: declare them all.
   const declared = toolChoice === 'none' || typeof toolChoice === 'object' ? (listed === undefined ? tools : tools.filter((tool) => listed.has(tool.name))) : offered;
-  const systemPrompt = [options.instructions?.trim(), manifest].filter((part) => part !== undefined && part !== '').join('\n\n');
+  const output = options.output === undefined ? undefined : compileOutput(options.output, name);
+  // XML agents are told how to write the answer; native ones (and XML ones with nothing to call) get the schema on the wire.
+  const outputSection = output !== undefined && protocol === 'xml' ? renderOutputSection(output.schema, { tools: offered.length > 0 }) : undefined;
+  const systemPrompt = [options.instructions?.trim(), manifest, outputSection].filter((part) => part !== undefined && part !== '').join('\n\n');
   return Object.freeze({
     name,
     bus,
@@ -90,6 +95,7 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
     ...resolveEngine(options, shared.engine, name),
     // Only agents with memory carry the field: a crowd of agents without it pays nothing.
     ...(memory !== undefined && { memory }),
+    ...(output !== undefined && { output: Object.freeze({ compiled: output, native: protocol === 'native' || offered.length === 0 }) }),
   });
 }
 

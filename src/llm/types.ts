@@ -50,6 +50,13 @@ export type ModelRequest = {
   /** Offered for native function calling; absent with the XML protocol. */
   tools?: readonly ToolSpec[];
   toolChoice?: ToolChoice;
+  /**
+   * Structured output: the final answer is JSON matching `schema` (a JSON Schema of an object).
+   * Adapters send it in the provider's own form (OpenAI `response_format`, Anthropic
+   * `output_config.format`, Gemini `responseJsonSchema`, AI SDK `responseFormat`); the agent
+   * validates the answer whatever the provider did with it.
+   */
+  output?: { name: string; schema: Record<string, unknown> };
   stop?: readonly string[];
   temperature?: number;
   maxTokens?: number;

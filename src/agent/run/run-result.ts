@@ -16,6 +16,7 @@ export function runResult(run: RunState, reason: RunReason, now: number): { resu
   };
   const result: RunResult = { reason, text: run.text, rounds: run.round, calls: run.history, usage: run.usage, stats };
   const data: TroupeEvents['agent.finished'] = { reason, text: run.text, rounds: run.round, stats };
+  if (run.output !== undefined) result.output = run.output;
   if (run.error !== undefined) result.error = data.error = run.error;
   if (run.lastIssues !== undefined) result.issues = data.issues = run.lastIssues;
   if (run.observation !== undefined) result.observation = run.observation;

@@ -42,6 +42,8 @@ export type RoundOutcome =
   | { kind: 'empty' }
   /** A reply without a call when `toolChoice` asked for one. */
   | { kind: 'uncalled'; tool?: string }
+  /** A final answer that is not JSON, or does not match the `output` schema. */
+  | { kind: 'invalid_output'; issues: Issue[] }
   | { kind: 'rejected'; rejection: CallRejection; callCount: number }
   | { kind: 'calls'; calls: RoundCall[]; repaired?: RepairedNote; recorded?: true };
 
@@ -92,6 +94,8 @@ export type RunState = {
   budgetRefusal?: BudgetRefusal;
   /** The last visible text the model wrote. */
   text: string;
+  /** The final answer parsed and validated, with an `output` schema. */
+  output?: unknown;
   /** Why the run failed, when it did. */
   error?: string;
   lastIssues?: Issue[];

@@ -10,6 +10,7 @@ import { streamModel, type StreamedReply } from '../stream-model.js';
 import { refusedByBudget } from './checkpoint.js';
 import { parseOptionsFor } from './parse.js';
 import type { StageEvent, StagePort } from './stage-port.js';
+import { OUTPUT_NAME } from '../output-schema.js';
 
 /** Opens a round and asks the model; reports `model.responded` or `model.failed`. */
 export function deliberate(run: RunState, config: AgentConfig, port: StagePort): void {
@@ -100,6 +101,7 @@ function modelRequest(run: RunState, config: AgentConfig, signal: AbortSignal): 
     request.tools = config.toolSpecs;
     request.toolChoice = run.nudging ? 'none' : config.toolChoice;
   }
+  if (config.output?.native === true) request.output = { name: OUTPUT_NAME, schema: config.output.compiled.schema };
   if (config.protocol === 'xml' && !run.nudging) request.stop = STOP_AT_CLOSER;
   if (config.temperature !== undefined) request.temperature = config.temperature;
   if (config.maxTokens !== undefined) request.maxTokens = config.maxTokens;

@@ -11,7 +11,7 @@ export type Guard = (run: RunState, config: AgentConfig, port: StagePort) => boo
  */
 export const guards = {
   nudged: (run) => run.nudging,
-  malformed: (run) => run.outcome.kind === 'malformed' || run.outcome.kind === 'empty' || run.outcome.kind === 'uncalled',
+  malformed: (run) => run.outcome.kind === 'malformed' || run.outcome.kind === 'empty' || run.outcome.kind === 'uncalled' || run.outcome.kind === 'invalid_output',
   hasCalls: (run) => (run.parsed?.calls.length ?? 0) > 0,
   rejected: (run) => run.outcome.kind === 'rejected' || run.outcome.kind === 'malformed',
   // Once per round by construction: `repairing` never returns to `validating`. A `tool.rejected`

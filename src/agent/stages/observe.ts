@@ -26,10 +26,11 @@ export function observe(run: RunState, config: AgentConfig, port: StagePort): vo
     run.corrections = 0;
     // Corrected: the earlier problems no longer describe how the run is going.
     run.lastIssues = undefined;
-  } else if (outcome.kind === 'malformed' || outcome.kind === 'empty' || outcome.kind === 'uncalled' || outcome.kind === 'rejected') {
+  } else if (outcome.kind === 'malformed' || outcome.kind === 'empty' || outcome.kind === 'uncalled' || outcome.kind === 'invalid_output' || outcome.kind === 'rejected') {
     report = outcome;
     run.corrections++;
     if (outcome.kind === 'malformed') run.lastIssues = [{ category: outcome.problem.category, message: outcome.problem.message }];
+    else if (outcome.kind === 'invalid_output') run.lastIssues = outcome.issues;
   } else {
     return;
   }

@@ -3,6 +3,7 @@ import { parseNativeCalls } from '../../protocol/parse-native.js';
 import { parseOutput, type ParseOptions } from '../../protocol/parse-output.js';
 import type { MalformedProblem, ParsedOutput } from '../../protocol/types.js';
 import type { AgentConfig } from '../agent-config.js';
+import { checkAnswer } from '../output-schema.js';
 import type { RunState } from '../run/run-state.js';
 import type { StagePort } from './stage-port.js';
 
@@ -35,7 +36,12 @@ export function parse(run: RunState, config: AgentConfig, port: StagePort): void
     port.publish('agent.said', { text: parsed.text });
   }
   if (parsed.trailing !== undefined) port.publish('action.trailing', { text: parsed.trailing });
-  if (run.nudging || response.passed === true) return;
+  if (response.passed === true) return;
+  // The nudge's answer is taken if it fits; there is no round left to correct it in.
+  if (run.nudging) {
+    if (config.output !== undefined && parsed.problem === undefined && parsed.text !== '') checkOutput(run, config, parsed.text, false);
+    return;
+  }
   if (parsed.problem !== undefined) {
     reportMalformed(run, port, parsed.problem);
   } else if (parsed.calls.length === 0) {
@@ -45,7 +51,18 @@ export function parse(run: RunState, config: AgentConfig, port: StagePort): void
     if (choice === 'required' && run.history.length === 0) run.outcome = { kind: 'uncalled' };
     else if (typeof choice === 'object' && !run.history.some((record) => record.name === choice.tool)) run.outcome = { kind: 'uncalled', tool: choice.tool };
     else if (parsed.text === '') run.outcome = { kind: 'empty' };
+    else if (config.output !== undefined) checkOutput(run, config, parsed.text, true);
   }
+}
+
+/** Reads the final answer with the `output` schema: its value, or (when it can be) a correction. */
+function checkOutput(run: RunState, config: AgentConfig, text: string, correct: boolean): void {
+  const checked = checkAnswer(text, config.output!.compiled, config.limits.maxIssues);
+  if (checked.ok) {
+    run.output = checked.value;
+    // Answered: the problems of earlier answers no longer describe the run.
+    run.lastIssues = undefined;
+  } else if (correct) run.outcome = { kind: 'invalid_output', issues: checked.issues };
 }
 
 /** Publishes `action.malformed` and makes the round one the model must correct. */

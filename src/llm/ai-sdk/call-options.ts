@@ -35,6 +35,7 @@ export function callOptions(
     if (typeof choice === 'object') options.toolChoice = { type: 'tool', toolName: choice.tool };
     else if (choice !== undefined) options.toolChoice = { type: choice };
   }
+  if (request.output !== undefined) options.responseFormat = { type: 'json', schema: request.output.schema as JSONSchema7, name: request.output.name };
   if (request.stop !== undefined && request.stop.length > 0) options.stopSequences = [...request.stop];
   if (request.temperature !== undefined) options.temperature = request.temperature;
   if (request.maxTokens !== undefined) options.maxOutputTokens = request.maxTokens;

@@ -57,6 +57,8 @@ export function anthropicRequest(request: ModelRequest, defaults: RequestDefault
     );
     if (request.toolChoice !== undefined) body.tool_choice = typeof request.toolChoice === 'object' ? { type: 'tool', name: request.toolChoice.tool } : TOOL_CHOICE[request.toolChoice];
   }
+  // Structured outputs: the text answer is constrained to the schema.
+  if (request.output !== undefined) body.output_config = { format: { type: 'json_schema', schema: request.output.schema } };
   if (request.stop !== undefined && request.stop.length > 0) body.stop_sequences = [...request.stop];
   const thinking = thinkingConfig(defaults.thinking);
   if (thinking !== undefined) body.thinking = thinking;

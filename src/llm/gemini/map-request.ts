@@ -48,6 +48,11 @@ export function mapRequest(request: ModelRequest, context: MappingContext): { co
     if (typeof choice === 'object') config.toolConfig = { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: [choice.tool] } };
     else if (choice !== undefined) config.toolConfig = { functionCallingConfig: { mode: MODES[choice] } };
   }
+  if (request.output !== undefined) {
+    // `responseJsonSchema` takes JSON Schema as written, like `parametersJsonSchema`.
+    config.responseMimeType = 'application/json';
+    config.responseJsonSchema = request.output.schema;
+  }
   if (request.stop !== undefined && request.stop.length > 0) config.stopSequences = [...request.stop];
   if (request.temperature !== undefined) config.temperature = request.temperature;
   if (request.maxTokens !== undefined) config.maxOutputTokens = request.maxTokens;

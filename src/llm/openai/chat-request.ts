@@ -33,6 +33,8 @@ export function chatRequest(request: ModelRequest, settings: ChatRequestSettings
     if (typeof choice === 'object') body.tool_choice = { type: 'function', function: { name: choice.tool } };
     else if (choice !== undefined) body.tool_choice = choice;
   }
+  // Not `strict`: OpenAI's strict mode refuses schemas with optional properties; the agent validates anyway.
+  if (request.output !== undefined) body.response_format = { type: 'json_schema', json_schema: { name: request.output.name, schema: request.output.schema } };
   if (request.maxTokens !== undefined) {
     // `max_tokens` is what every OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio)
     // understands; OpenAI deprecated it, and its reasoning models refuse it with a 400.
