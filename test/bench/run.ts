@@ -7,6 +7,7 @@ import { benchMemory } from './memory.bench.js';
 import { benchOtel } from './otel.bench.js';
 import { benchParkedAgents } from './parked-agents.bench.js';
 import { benchRedis } from './redis.bench.js';
+import { benchRoundsToLand } from './rounds-to-land.bench.js';
 import { benchLoggedCrowd, benchResume } from './session-log.bench.js';
 import { benchStalledClient } from './stalled-client.bench.js';
 import { benchStatechart } from './statechart.bench.js';
@@ -35,6 +36,8 @@ const BENCHES: readonly Bench[] = [
   // A crowd's events through a Redis stream (REDIS_URL, else 127.0.0.1:6379) against the in-process bus.
   { name: 'redis', run: (quick) => benchRedisOrSay(quick ? 100 : 1_000, quick ? 10 : 20) },
   { name: 'memory', run: () => benchMemory(50) },
+  // How many rounds a correction takes when a rejection names each wrong argument, not only the first.
+  { name: 'rounds-to-land', run: () => benchRoundsToLand() },
 ];
 
 /**
