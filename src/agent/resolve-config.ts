@@ -12,6 +12,7 @@ import type { AgentEngine, AgentOptions } from './agent-options.js';
 import { DEFAULT_MODEL_RETRY, type ModelRetryPolicy } from './call-model.js';
 import { MAX_TIMER_MS } from './retry-wait.js';
 import { Budget } from './budget.js';
+import { resolvePricing } from './resolve-pricing.js';
 import { READ_VAR } from './memory/read-var-tool.js';
 import { resolveMemory } from './memory/resolve-memory.js';
 
@@ -53,6 +54,7 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
   const manifest = manifestFor(offered, protocol);
   // Native providers refuse a history of calls to tools the request does not declare: declare them all.
   const declared = toolChoice === 'none' || typeof toolChoice === 'object' ? (listed === undefined ? tools : tools.filter((tool) => listed.has(tool.name))) : offered;
+  const budgets = shared.budgets ?? resolveBudget(options.budget, name);
   const systemPrompt = [options.instructions?.trim(), manifest].filter((part) => part !== undefined && part !== '').join('\n\n');
   return Object.freeze({
     name,
@@ -82,7 +84,8 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
     stream: options.stream ?? true,
     toolChoice,
     maxTokens: options.maxTokens,
-    budgets: shared.budgets ?? resolveBudget(options.budget, name),
+    budgets,
+    ...resolvePricing(provider, options.prices, shared.prices, budgets, name),
     onBeforeModel: optionalFunction(options.onBeforeModel, 'onBeforeModel', name),
     repair: optionalFunction(options.repair, 'repair', name),
     seed: resolveSeed(options.seed, name),
