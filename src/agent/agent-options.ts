@@ -8,6 +8,7 @@ import type { Args, CallRejection, Issue, ProtocolLimits } from '../protocol/typ
 import type { SessionLog } from '../record/session-log.js';
 import type { Budget, BudgetLimits } from './budget.js';
 import type { PriceTable } from '../llm/prices.js';
+import type { ManifestExample } from '../protocol/manifest.js';
 import type { AgentMemory, MemoryOptions } from './memory/agent-memory.js';
 import type { AgentSnapshot } from './run/agent-snapshot.js';
 import type { PendingObservation } from './run/run-state.js';
@@ -73,6 +74,11 @@ export type AgentOptions = {
    * call's usage gets its `costUsd`, and a `costUsd` budget needs the model priced (docs/budgets.md).
    */
   prices?: PriceTable;
+  /**
+   * Your own example replies for the manifest, in place of those troupe builds from the tools (XML
+   * protocol; docs/protocol.md, The manifest). Each is checked against the tools at creation.
+   */
+  examples?: readonly ManifestExample[];
   /**
    * Rewrites what is sent to the model, just before each call (trim, summarise, inject). Gets a
    * copy of the history: changing it changes only this request. Returning `undefined` sends the

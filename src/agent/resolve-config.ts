@@ -51,7 +51,7 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
   const log = shared.log ?? (typeof options.log === 'string' ? createSessionLog(options.log) : options.log);
   // A shared log records the shared bus already.
   if (shared.log === undefined) log?.attach(bus);
-  const manifest = manifestFor(offered, protocol);
+  const manifest = options.examples === undefined ? manifestFor(offered, protocol) : ownExamples(offered, protocol, options.examples, name);
   // Native providers refuse a history of calls to tools the request does not declare: declare them all.
   const declared = toolChoice === 'none' || typeof toolChoice === 'object' ? (listed === undefined ? tools : tools.filter((tool) => listed.has(tool.name))) : offered;
   const budgets = shared.budgets ?? resolveBudget(options.budget, name);
@@ -165,6 +165,16 @@ function manifestFor(tools: readonly Tool[], protocol: 'xml' | 'native'): string
   let text = byProtocol.get(protocol);
   if (text === undefined) byProtocol.set(protocol, (text = renderManifest(tools, { protocol })));
   return text;
+}
+
+/** The manifest with the user's examples (checked: a bad one is a ConfigError naming the agent). */
+function ownExamples(tools: readonly Tool[], protocol: 'xml' | 'native', examples: AgentOptions['examples'], agent: string): string {
+  if (tools.length === 0) throw new ConfigError(`createAgent "${agent}": examples need tools to call (the agent offers none)`);
+  try {
+    return renderManifest(tools, { protocol, examples });
+  } catch (error) {
+    throw error instanceof ConfigError ? new ConfigError(`createAgent "${agent}": ${error.message}`) : error;
+  }
 }
 
 function specsFor(tools: readonly Tool[]): readonly ToolSpec[] {
