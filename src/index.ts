@@ -32,6 +32,7 @@ export type { AgentStream, AgentStreamOptions } from './agent/stream/agent-strea
 export type { AgentStreamEvent } from './agent/stream/stream-event.js';
 export { Budget } from './agent/budget.js';
 export type { BudgetKind, BudgetLimits, BudgetRefusal, BudgetUsage } from './agent/budget.js';
+export { costOf, DEFAULT_PRICES, priceFor, PRICES_TAKEN, type ModelPrice, type PriceTable } from './llm/prices.js';
 export { repairWithModel, type RepairWithModelOptions } from './agent/repair-with-model.js';
 export { dropOldest, summarizeOldest } from './agent/memory/compaction.js';
 export type { AgentMemory, MemoryOptions } from './agent/memory/agent-memory.js';

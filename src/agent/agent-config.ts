@@ -13,6 +13,7 @@ import type { AgentInspect } from './xstate-engine.js';
 import type { Budget } from './budget.js';
 import type { Memory } from './memory/agent-memory.js';
 import type { CompiledOutput } from './output-schema.js';
+import type { ModelPrice, PriceTable } from '../llm/prices.js';
 
 /**
  * Everything an agent needs that does not change between runs: `createAgent`'s options checked,
@@ -54,6 +55,10 @@ export type AgentConfig = Readonly<{
   maxTokens: number | undefined;
   /** Checked before every model call and every round's tool calls: the agent's, then its scene's. */
   budgets: readonly Budget[];
+  /** Prices by model (the defaults under the agent's or its scene's own), for every call it makes. */
+  prices: PriceTable;
+  /** The price of the provider's model, when the table knows it: each call's usage gets its cost. */
+  price: ModelPrice | undefined;
   onBeforeModel: AgentOptions['onBeforeModel'];
   repair: RepairFunction | undefined;
   /** A resume's journal of calls: a call whose end the log holds is not run again. */
@@ -82,6 +87,8 @@ export type SharedParts = {
   /** The log that already records the shared bus (its write-ahead check only). */
   log?: SessionLog;
   budgets?: readonly Budget[];
+  /** The scene's price table (its `prices` over the defaults). */
+  prices?: PriceTable;
   journal?: DispatchOptions['journal'];
   /** The engine of the scene or parent agent: the agent's own when its options name none. */
   engine?: AgentEngine;

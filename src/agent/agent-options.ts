@@ -7,6 +7,8 @@ import type { ChatMessage, MessageImage, ModelResponse, Provider, ToolChoice, Us
 import type { Args, CallRejection, Issue, ProtocolLimits } from '../protocol/types.js';
 import type { SessionLog } from '../record/session-log.js';
 import type { Budget, BudgetLimits } from './budget.js';
+import type { PriceTable } from '../llm/prices.js';
+import type { ManifestExample } from '../protocol/manifest.js';
 import type { AgentMemory, MemoryOptions } from './memory/agent-memory.js';
 import type { AgentSnapshot } from './run/agent-snapshot.js';
 import type { PendingObservation } from './run/run-state.js';
@@ -68,6 +70,16 @@ export type AgentOptions = {
   toolChoice?: ToolChoice;
   /** Caps on model calls, tokens, tool calls and wall time over the agent's life (a Budget can be shared). */
   budget?: BudgetLimits | Budget;
+  /**
+   * Prices by model name, USD per million tokens, over troupe's defaults (`DEFAULT_PRICES`): each
+   * call's usage gets its `costUsd`, and a `costUsd` budget needs the model priced (docs/budgets.md).
+   */
+  prices?: PriceTable;
+  /**
+   * Your own example replies for the manifest, in place of those troupe builds from the tools (XML
+   * protocol; docs/protocol.md, The manifest). Each is checked against the tools at creation.
+   */
+  examples?: readonly ManifestExample[];
   /**
    * Rewrites what is sent to the model, just before each call (trim, summarise, inject). Gets a
    * copy of the history: changing it changes only this request. Returning `undefined` sends the

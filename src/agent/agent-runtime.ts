@@ -296,7 +296,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
   }
 
   private memoryHost(): MemoryHost {
-    return { name: this.name, logger: this.config.logger, budgets: this.config.budgets, publish: (type, data, cause) => this.publish(type, data, cause) };
+    return { name: this.name, logger: this.config.logger, budgets: this.config.budgets, prices: this.config.prices, publish: (type, data, cause) => this.publish(type, data, cause) };
   }
 
   private assertFree(verb: 'run' | 'resume'): void {

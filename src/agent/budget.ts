@@ -2,6 +2,7 @@ import { ConfigError } from '../errors.js';
 import type { Clock } from '../bus/ids.js';
 import type { BudgetKind } from '../bus/event-data.js';
 import type { ModelRequest, ModelResponse, Provider, Usage } from '../llm/types.js';
+import { providerPrice, pricedUsage, roundUsd, type PriceTable } from '../llm/prices.js';
 import { withUsage } from './estimate-usage.js';
 
 /** What a budget can cap. Every field is optional; an absent one is unlimited. */
@@ -14,15 +15,18 @@ export type BudgetLimits = {
   toolCalls?: number;
   /** Wall time in ms from the budget's first use. */
   wallMs?: number;
+  /** US dollars, each call's tokens at its model's price (docs/budgets.md, Prices). */
+  costUsd?: number;
 };
 
 export type { BudgetKind } from '../bus/event-data.js';
 
 /**
  * What a budget has used so far. `estimatedTokens` marks a token count that includes estimates
- * (usage a provider did not report, counted by troupe's tokenizer).
+ * (usage a provider did not report, counted by troupe's tokenizer), and so a cost worked out from
+ * them. `costUsd` is there once a priced call was charged, or when the budget caps cost.
  */
-export type BudgetUsage = { modelCalls: number; tokens: number; toolCalls: number; wallMs: number; estimatedTokens?: true };
+export type BudgetUsage = { modelCalls: number; tokens: number; toolCalls: number; wallMs: number; estimatedTokens?: true; costUsd?: number };
 
 /** A budget's use as plain data, for an agent's or a scene's snapshot. */
 export type BudgetSnapshot = BudgetUsage & { name: string; refusal?: BudgetRefusal; announced: boolean };
@@ -43,6 +47,7 @@ export class Budget {
   private modelCalls = 0;
   private tokens = 0;
   private toolCalls = 0;
+  private costUsd: number | undefined;
   private estimatedTokens = false;
   private refusal: BudgetRefusal | undefined;
   private announced = false;
@@ -73,9 +78,9 @@ export class Budget {
       if (limit === undefined) continue;
       const adding = kind === 'modelCalls' || kind === 'toolCalls' ? (spend[kind] ?? 0) : 0;
       if (adding === 0 && (kind === 'modelCalls' || kind === 'toolCalls')) continue;
-      // Tokens are spent by model calls only: a round the model already wrote still runs.
-      if (kind === 'tokens' && !(spend.modelCalls! > 0)) continue;
-      const used = kind === 'wallMs' ? this.clock() - this.startedAt : this[kind];
+      // Tokens and cost are spent by model calls only: a round the model already wrote still runs.
+      if ((kind === 'tokens' || kind === 'costUsd') && !(spend.modelCalls! > 0)) continue;
+      const used = kind === 'wallMs' ? this.clock() - this.startedAt : kind === 'costUsd' ? (this.costUsd ?? 0) : this[kind];
       if (adding > 0 ? used + adding <= limit : used < limit) continue;
       const needing = adding > 1 ? ` (this round needs ${adding})` : '';
       this.refusal = { budget: this.name, kind, limit, used, message: `budget "${this.name}" exhausted: ${KINDS[kind]} ${used}/${limit}${needing}` };
@@ -93,6 +98,8 @@ export class Budget {
       this.tokens += tokens;
       if (spend.estimated === true) this.estimatedTokens = true;
     }
+    const cost = spend.costUsd;
+    if (cost !== undefined && Number.isFinite(cost) && cost >= 0) this.costUsd = roundUsd((this.costUsd ?? 0) + cost);
   }
 
   /** The first refusal, once the budget is exhausted (it stays exhausted). */
@@ -119,6 +126,7 @@ export class Budget {
     this.modelCalls = snapshot.modelCalls;
     this.tokens = snapshot.tokens;
     this.toolCalls = snapshot.toolCalls;
+    this.costUsd = snapshot.costUsd;
     this.estimatedTokens = snapshot.estimatedTokens === true;
     this.startedAt = snapshot.wallMs > 0 ? this.clock() - snapshot.wallMs : undefined;
     this.refusal = snapshot.refusal === undefined ? undefined : { ...snapshot.refusal };
@@ -130,20 +138,29 @@ export class Budget {
     const wallMs = this.startedAt === undefined ? 0 : this.clock() - this.startedAt;
     const usage: BudgetUsage = { modelCalls: this.modelCalls, tokens: this.tokens, toolCalls: this.toolCalls, wallMs };
     if (this.estimatedTokens) usage.estimatedTokens = true;
+    if (this.costUsd !== undefined || this.limits.costUsd !== undefined) usage.costUsd = this.costUsd ?? 0;
     return usage;
   }
 }
 
 /** What one checkpoint is about to spend, or what a model call reported (`estimated`: by troupe's tokenizer). */
-export type Spend = { modelCalls?: number; toolCalls?: number; tokens?: number; estimated?: boolean };
+export type Spend = { modelCalls?: number; toolCalls?: number; tokens?: number; estimated?: boolean; costUsd?: number };
 
-const ORDER: readonly BudgetKind[] = ['modelCalls', 'toolCalls', 'tokens', 'wallMs'];
+/** What a model call's usage spends: its tokens, and its cost when priced. */
+export function usageSpend(usage: Usage): Spend {
+  const spend: Spend = { tokens: usage.totalTokens, estimated: usage.estimated === true };
+  if (usage.costUsd !== undefined) spend.costUsd = usage.costUsd;
+  return spend;
+}
+
+const ORDER: readonly BudgetKind[] = ['modelCalls', 'toolCalls', 'tokens', 'costUsd', 'wallMs'];
 
 const KINDS: Record<BudgetKind, string> = {
   modelCalls: 'model calls',
   tokens: 'tokens',
   toolCalls: 'tool calls',
   wallMs: 'wall time ms',
+  costUsd: 'cost USD',
 };
 
 /** Spends from every budget, or from none: the first refusing budget wins and nothing is charged. */
@@ -160,18 +177,40 @@ export const ONE_MODEL_CALL: Spend = Object.freeze({ modelCalls: 1 });
 
 /**
  * A model call outside the cycle (a repair's, a summary's): refused before anything is sent when
- * its signal is aborted or a budget has no model call left (the error starts with `refusal`), and
- * its tokens charged to the budgets once it answers.
+ * its signal is aborted, a budget has no model call left (the error starts with `refusal`), or a
+ * budget caps cost and `prices` has none for the provider's model; its tokens and cost charged to
+ * the budgets once it answers.
  */
-export async function budgetedModelCall(budgets: readonly Budget[], provider: Provider, request: ModelRequest, refusal: string): Promise<ModelResponse> {
+export async function budgetedModelCall(
+  budgets: readonly Budget[],
+  provider: Provider,
+  request: ModelRequest,
+  refusal: string,
+  prices?: PriceTable,
+): Promise<ModelResponse> {
   request.signal.throwIfAborted();
+  const price = prices === undefined ? undefined : providerPrice(provider, prices);
+  const unpriced = price === undefined && provider.spendsTokens !== false ? budgets.find((budget) => budget.limits.costUsd !== undefined) : undefined;
+  if (unpriced !== undefined) throw new Error(`${refusal}${unpricedMessage(unpriced.name, provider)}`);
   const refusing = budgets.length === 0 ? undefined : spendFrom(budgets, ONE_MODEL_CALL);
   if (refusing !== undefined) throw new Error(`${refusal}${refusing.exhausted!.message}`);
   const answer = await provider.complete(request);
-  const response = withUsage(answer, request, provider);
-  const tokens = response?.usage?.totalTokens;
-  if (typeof tokens === 'number') for (const budget of budgets) budget.charge({ tokens, estimated: response.usage!.estimated === true });
+  let response = withUsage(answer, request, provider);
+  if (response?.usage !== undefined && typeof response.usage.totalTokens === 'number') {
+    response = { ...response, usage: pricedUsage(response.usage, price) };
+    const spend = usageSpend(response.usage!);
+    for (const budget of budgets) budget.charge(spend);
+  }
   return response;
+}
+
+/** Why a cost budget cannot be kept with a provider: the price table does not know its model. */
+export function unpricedMessage(budget: string, provider: Pick<Provider, 'name' | 'model'>): string {
+  const model = provider.model ?? provider.name;
+  return (
+    `budget "${budget}" caps costUsd, but there is no price for model "${model}" (provider "${provider.name}"): ` +
+    `pass prices: { '${model}': { input, output } } in USD per million tokens (docs/budgets.md, Prices)`
+  );
 }
 
 /** Adds a response's usage to a run's; a sum that includes an estimate is marked estimated. */
@@ -180,4 +219,5 @@ export function addUsage(total: Usage, usage: Usage): void {
   total.outputTokens += usage.outputTokens;
   total.totalTokens += usage.totalTokens;
   if (usage.estimated === true) total.estimated = true;
+  if (usage.costUsd !== undefined) total.costUsd = roundUsd((total.costUsd ?? 0) + usage.costUsd);
 }

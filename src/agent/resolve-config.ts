@@ -12,6 +12,7 @@ import type { AgentEngine, AgentOptions } from './agent-options.js';
 import { DEFAULT_MODEL_RETRY, type ModelRetryPolicy } from './call-model.js';
 import { MAX_TIMER_MS } from './retry-wait.js';
 import { Budget } from './budget.js';
+import { resolvePricing } from './resolve-pricing.js';
 import { READ_VAR } from './memory/read-var-tool.js';
 import { resolveMemory } from './memory/resolve-memory.js';
 import { compileOutput } from './output-schema.js';
@@ -52,12 +53,13 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
   const log = shared.log ?? (typeof options.log === 'string' ? createSessionLog(options.log) : options.log);
   // A shared log records the shared bus already.
   if (shared.log === undefined) log?.attach(bus);
-  const manifest = manifestFor(offered, protocol);
+  const manifest = options.examples === undefined ? manifestFor(offered, protocol) : ownExamples(offered, protocol, options.examples, name);
   // Native providers refuse a history of calls to tools the request does not declare: declare them all.
   const declared = toolChoice === 'none' || typeof toolChoice === 'object' ? (listed === undefined ? tools : tools.filter((tool) => listed.has(tool.name))) : offered;
   const output = options.output === undefined ? undefined : compileOutput(options.output, name);
   // XML agents are told how to write the answer; native ones (and XML ones with nothing to call) get the schema on the wire.
   const outputSection = output !== undefined && protocol === 'xml' ? renderOutputSection(output.schema, { tools: offered.length > 0 }) : undefined;
+  const budgets = shared.budgets ?? resolveBudget(options.budget, name);
   const systemPrompt = [options.instructions?.trim(), manifest, outputSection].filter((part) => part !== undefined && part !== '').join('\n\n');
   return Object.freeze({
     name,
@@ -87,7 +89,8 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
     stream: options.stream ?? true,
     toolChoice,
     maxTokens: options.maxTokens,
-    budgets: shared.budgets ?? resolveBudget(options.budget, name),
+    budgets,
+    ...resolvePricing(provider, options.prices, shared.prices, budgets, name),
     onBeforeModel: optionalFunction(options.onBeforeModel, 'onBeforeModel', name),
     repair: optionalFunction(options.repair, 'repair', name),
     seed: resolveSeed(options.seed, name),
@@ -168,6 +171,16 @@ function manifestFor(tools: readonly Tool[], protocol: 'xml' | 'native'): string
   let text = byProtocol.get(protocol);
   if (text === undefined) byProtocol.set(protocol, (text = renderManifest(tools, { protocol })));
   return text;
+}
+
+/** The manifest with the user's examples (checked: a bad one is a ConfigError naming the agent). */
+function ownExamples(tools: readonly Tool[], protocol: 'xml' | 'native', examples: AgentOptions['examples'], agent: string): string {
+  if (tools.length === 0) throw new ConfigError(`createAgent "${agent}": examples need tools to call (the agent offers none)`);
+  try {
+    return renderManifest(tools, { protocol, examples });
+  } catch (error) {
+    throw error instanceof ConfigError ? new ConfigError(`createAgent "${agent}": ${error.message}`) : error;
+  }
 }
 
 function specsFor(tools: readonly Tool[]): readonly ToolSpec[] {

@@ -100,9 +100,11 @@ export type NativeToolCall = { id: string; name: string; arguments: string };
 /**
  * Token counts for one model call, or summed over a run. `estimated` marks counts troupe made with
  * a tokenizer because the provider sent none (a stream stopped at `</ACTION>`, a server that
- * reports no usage); a sum that includes any estimate keeps the mark.
+ * reports no usage); a sum that includes any estimate keeps the mark, and so does a cost worked
+ * out from it. `costUsd`: what the call cost at its model's price (docs/budgets.md, Prices), when
+ * the agent's price table knows the model.
  */
-export type Usage = { inputTokens: number; outputTokens: number; totalTokens: number; estimated?: true };
+export type Usage = { inputTokens: number; outputTokens: number; totalTokens: number; estimated?: true; costUsd?: number };
 
 /** How a model's reply ended. `stop_sequence` carries the sequence the provider stripped. */
 export type FinishReason = 'stop' | 'length' | 'stop_sequence' | 'tool_calls' | 'content_filter' | 'refusal' | 'error';
@@ -120,7 +122,7 @@ export type ProviderErrorKind =
   | 'unknown';
 
 /** What a budget can cap. */
-export type BudgetKind = 'modelCalls' | 'tokens' | 'toolCalls' | 'wallMs';
+export type BudgetKind = 'modelCalls' | 'tokens' | 'toolCalls' | 'wallMs' | 'costUsd';
 
 /** Why a run ended. */
 export type RunReason = 'final_answer' | 'max_rounds' | 'turn_ended' | 'budget' | 'aborted' | 'error';

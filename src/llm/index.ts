@@ -12,4 +12,5 @@ export { scriptedProvider } from './scripted-provider.js';
 export type { ScriptedProvider, ScriptedProviderOptions, ScriptedReply, ScriptFunction } from './scripted-provider.js';
 export { cassetteProvider, recordProvider, CASSETTE_VERSION } from './cassette.js';
 export type { CassetteEntry, CassetteProvider, RecordOptions } from './cassette.js';
+export { costOf, DEFAULT_PRICES, priceFor, PRICES_TAKEN, type ModelPrice, type PriceTable } from './prices.js';
 export type * from './types.js';

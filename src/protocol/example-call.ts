@@ -55,28 +55,35 @@ const PATTERN_CANDIDATES = ['abc', 'a', 'A', 'Abc', 'abc123', '1', '42', 'a1', '
 
 /**
  * An example call of `tool` with its required parameters (or its first parameter when none is
- * required), respecting enums, defaults, bounds and simple patterns. `undefined` when the schema
- * makes a valid example infeasible to guess (an unusual `pattern`, say).
+ * required), respecting enums, defaults, bounds and simple patterns; `include` adds one more
+ * parameter. `undefined` when the schema makes a valid example infeasible to guess (an unusual
+ * `pattern`, say).
  *
  * @example
  * exampleCall(lookupPlayer); // { name: 'lookup_player', args: { id: 'abc123' } }
  */
-export function exampleCall(tool: Tool): ExampleCall | undefined {
+export function exampleCall(tool: Tool, include?: string): ExampleCall | undefined {
   const root = tool.parameters;
-  const args = exampleObject(root, { schema: root, pointer: '' }, 0, true);
+  const args = exampleObject(root, { schema: root, pointer: '' }, 0, true, include);
   if (args === undefined) return undefined;
-  const validate = (compiledParametersOf(tool) ?? checkToolSchema(tool.name, root)).validate;
-  // Validate a copy: AJV's useDefaults would add defaulted parameters to the example itself.
-  return validate(structuredClone(args)) ? { name: tool.name, args } : undefined;
+  return validExample(tool, args) ? { name: tool.name, args } : undefined;
 }
 
-function exampleObject(root: JsonSchema, node: SchemaNode, depth: number, top: boolean): Record<string, unknown> | undefined {
+/** Whether `args` is a valid call of `tool`, checked with the tool's own validator. */
+export function validExample(tool: Tool, args: Record<string, unknown>): boolean {
+  const validate = (compiledParametersOf(tool) ?? checkToolSchema(tool.name, tool.parameters)).validate;
+  // Validate a copy: AJV's useDefaults would add defaulted parameters to the example itself.
+  return validate(structuredClone(args));
+}
+
+function exampleObject(root: JsonSchema, node: SchemaNode, depth: number, top: boolean, include?: string): Record<string, unknown> | undefined {
   const schema = node.schema;
   const required = own(schema, 'required');
   const properties = own(schema, 'properties');
   let names = Array.isArray(required) ? required.filter((name): name is string => typeof name === 'string') : [];
+  if (include !== undefined && !names.includes(include)) names = [...names, include];
   // With nothing required, show one argument at the top so the example teaches the format.
-  if (names.length === 0 && top && isObject(properties)) names = Object.keys(properties).slice(0, 1);
+  else if (names.length === 0 && top && isObject(properties)) names = Object.keys(properties).slice(0, 1);
   const result: Record<string, unknown> = {};
   for (const name of names) {
     const value = exampleValue(root, propertyNode(root, node, name).child, name, depth + 1);

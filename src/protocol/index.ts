@@ -1,5 +1,6 @@
 /** The `<ACTION>` protocol on its own: `import { parseOutput, createActionScanner } from 'troupe/protocol'`. */
 export { renderManifest } from './manifest.js';
+export type { ManifestExample, ManifestOptions } from './manifest.js';
 export { parseOutput } from './parse-output.js';
 export { parseNativeCalls } from './parse-native.js';
 export { createActionScanner } from './scan-output.js';

@@ -1,20 +1,27 @@
 /**
- * The prompt manifest: the system-prompt section that tells the model which tools it has, what
- * their parameters are, and how to write a call (docs/tools.md, The manifest).
+ * The prompt manifest: the system-prompt section that tells the model which tools and skills it
+ * has, what their parameters are, and how to write a call (docs/tools.md, The manifest).
  */
-import { describeParameterLines } from './describe-schema.js';
-import { exampleCall, type ExampleCall } from './example-call.js';
-import { renderAction } from './render-call.js';
+import { ConfigError } from '../errors.js';
+import { isSkill } from '../tools/skill-mark.js';
 import type { Tool } from '../tools/types.js';
+import { describeParameterLines } from './describe-schema.js';
+import { toolExamples, userExamples, type ManifestExample } from './manifest-examples.js';
 
 export { exampleCall, type ExampleCall } from './example-call.js';
+export type { ManifestExample } from './manifest-examples.js';
 
 /** Options of `renderManifest`. */
 export type ManifestOptions = {
-  /** `xml` (default) adds the `<ACTION>` rules and an example; `native` lists the tools only. */
+  /** `xml` (default) adds the `<ACTION>` rules and examples; `native` lists the tools only. */
   protocol?: 'xml' | 'native';
   /** Text placed before the tool list. */
   instructions?: string;
+  /**
+   * Your own few-shot replies, in place of those built from the tools (XML protocol only). Each is
+   * checked as a reply of the agent would be: one that does not parse or validate is a ConfigError.
+   */
+  examples?: readonly ManifestExample[];
 };
 
 /** The `<ACTION>` format rules in plain words (docs/protocol.md, as a model needs them). */
@@ -33,30 +40,41 @@ export const XML_RULES: readonly string[] = Object.freeze([
 
 /**
  * Renders the manifest for an agent's tools: each tool's name, description and parameters (types,
- * required marks, enums, defaults, bounds, descriptions), then, for the XML protocol, the format
- * rules and one example call built from a real tool and checked against its schema.
+ * required marks, enums, defaults, bounds, descriptions), skills (`defineSkill`) listed apart from
+ * plain tools; then, for the XML protocol, the format rules and a few example replies, each checked
+ * against the tools: a call, a list argument and text in CDATA (when a tool takes one), and an
+ * answer without a tool; or the `examples` given.
  *
  * @example
  * const systemPrompt = `You are the referee.\n\n${renderManifest([lookupPlayer])}`;
  */
 export function renderManifest(tools: readonly Tool[], options: ManifestOptions = {}): string {
   const protocol = options.protocol ?? 'xml';
+  if (options.examples !== undefined && protocol !== 'xml') throw new ConfigError("examples show <ACTION> replies: they need protocol 'xml'");
   const sections: string[] = [];
   if (options.instructions !== undefined && options.instructions.trim() !== '') sections.push(options.instructions.trim());
 
-  const intro = protocol === 'xml' ? 'You can call these tools:' : 'You can call these tools through function calling:';
-  sections.push(['# Tools', '', intro, ...tools.flatMap((tool) => ['', ...describeTool(tool)])].join('\n'));
+  const plain = tools.filter((tool) => !isSkill(tool));
+  const skills = tools.filter((tool) => isSkill(tool));
+  if (plain.length > 0 || skills.length === 0) {
+    const intro = protocol === 'xml' ? 'You can call these tools:' : 'You can call these tools through function calling:';
+    sections.push(['# Tools', '', intro, ...plain.flatMap((tool) => ['', ...describeTool(tool)])].join('\n'));
+  }
+  if (skills.length > 0) {
+    sections.push(['# Skills', '', SKILLS_INTRO, ...skills.flatMap((tool) => ['', ...describeTool(tool)])].join('\n'));
+  }
 
   if (protocol === 'xml') {
-    const rules = ['# How to call tools', '', ...XML_RULES.map((rule) => `- ${rule}`)];
-    const example = pickExample(tools);
-    rules.push('', 'Example:', '', example === undefined ? genericExample() : `I will check that.\n${renderAction([example])}`);
-    sections.push(rules.join('\n'));
+    sections.push(['# How to call tools', '', ...XML_RULES.map((rule) => `- ${rule}`)].join('\n'));
+    const examples = options.examples === undefined ? toolExamples(tools) : userExamples(options.examples, tools);
+    if (examples.length > 0) sections.push(['# Examples', ...examples.map(({ label, text }) => `\n${label}:\n${text}`)].join('\n'));
   } else {
     sections.push('When you can answer without a tool, reply in plain text without a function call.');
   }
   return sections.join('\n\n');
 }
+
+const SKILLS_INTRO = 'Skills do several steps for you in one call. Call them like tools.';
 
 function describeTool(tool: Tool): string[] {
   const lines = [`## ${tool.name}`];
@@ -65,20 +83,4 @@ function describeTool(tool: Tool): string[] {
   const parameters = describeParameterLines(tool.parameters);
   lines.push(...(parameters.length === 0 ? ['No parameters.'] : ['Parameters:', ...parameters]));
   return lines;
-}
-
-/** The first tool whose example call has arguments and validates; else the first valid one at all. */
-function pickExample(tools: readonly Tool[]): ExampleCall | undefined {
-  let fallback: ExampleCall | undefined;
-  for (const tool of tools) {
-    const call = exampleCall(tool);
-    if (call === undefined) continue;
-    if (Object.keys(call.args).length > 0) return call;
-    fallback ??= call;
-  }
-  return fallback;
-}
-
-function genericExample(): string {
-  return ['I will check that.', '<ACTION>', '<tool_name>', '<argument_name>value</argument_name>', '</tool_name>', '</ACTION>'].join('\n');
 }

@@ -1,6 +1,7 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { AgentEngine } from '../agent/agent-options.js';
 import { Budget } from '../agent/budget.js';
+import type { PriceTable } from '../llm/prices.js';
 import { makeAgent } from '../agent/create-agent.js';
 import type { Bus } from '../bus/bus.js';
 import { ConfigError } from '../errors.js';
@@ -29,6 +30,8 @@ export type CastContext = {
   /** Concurrent model calls allowed for a provider name. */
   modelLimit(provider: string): number;
   sceneBudget: Budget | undefined;
+  /** The scene's price table (its `prices` over the defaults). */
+  prices: PriceTable;
   log: SessionLog | undefined;
   logger: Logger | undefined;
   perceive(agent: string, request: ModelRequest): Perception;
@@ -107,6 +110,7 @@ export class Cast {
       {
         toolLimiters: context.toolLimiters,
         budgets,
+        prices: context.prices,
         ...(context.log !== undefined && { log: context.log }),
         ...(context.replay?.journal !== undefined && { journal: context.replay.journal }),
       },

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { silentLogger } from '../log/silent-logger.js';
 import { Budget } from '../agent/budget.js';
+import { priceTable } from '../llm/prices.js';
 import type { Bus } from '../bus/bus.js';
 import type { RunReason } from '../bus/events.js';
 import { ConfigError, SceneError } from '../errors.js';
@@ -120,6 +121,7 @@ class SceneRuntime implements Scene {
       toolLimiters: resolved.toolLimiters,
       modelLimit: resolved.modelLimit,
       sceneBudget: this.meter,
+      prices: priceTable(options.prices, `createScene "${name}"`),
       log: this.log,
       logger: options.logger,
       perceive: (agent, request) => this.members.get(agent)!.perceive(request, this.tickCount, this.world),

@@ -10,6 +10,7 @@ import type { ScriptedReply } from '../llm/scripted-provider.js';
 import type { Provider } from '../llm/types.js';
 import type { SessionLog } from '../record/session-log.js';
 import type { BudgetSnapshot } from '../agent/budget.js';
+import type { PriceTable } from '../llm/prices.js';
 import type { Tool } from '../tools/types.js';
 import type { JsonValue, WorldPath, WorldReader, WorldState } from './world-types.js';
 
@@ -131,6 +132,8 @@ export type SceneOptions = {
   concurrency?: ConcurrencyOptions;
   /** Caps shared by the whole scene; exhausting one stops the scene with reason `budget`. */
   budget?: BudgetLimits;
+  /** Prices by model, USD per million tokens, over troupe's defaults: for `costUsd` in usage and budgets (docs/budgets.md). */
+  prices?: PriceTable;
   /** Speech items an agent remembers between turns (default 20). */
   hearing?: number;
   /** Replies in a chain of speech before it stops triggering (turn-taking; default 6). */

@@ -9,6 +9,7 @@ import type { Args } from '../protocol/types.js';
 import { nameProblem } from '../tools/check-tool-schema.js';
 import { defineTool } from '../tools/define-tool.js';
 import { createRegistry } from '../tools/registry.js';
+import { markSkill } from '../tools/skill-mark.js';
 import { suggestName } from '../tools/suggest-name.js';
 import type { ArgsOf, Tool, ToolContext, ToolDefinition, ToolParameters } from '../tools/types.js';
 import { checkDeclaredSteps, runDeclaredSteps } from './declared-steps.js';
@@ -82,7 +83,8 @@ export function defineSkill(definition: SkillDefinition): Tool {
   const execute = bodies[0] === 'agent' ? agentBody(name, options, fail) : workflowBody(name, options, fail);
   const toolOptions: Record<string, unknown> = { execute };
   for (const key of TOOL_OPTIONS) if (Object.hasOwn(options, key)) toolOptions[key] = options[key];
-  return defineTool(toolOptions as ToolDefinition);
+  // Marked, so the manifest lists it with the skills rather than the plain tools.
+  return markSkill(defineTool(toolOptions as ToolDefinition));
 }
 
 type Execute = (args: Args, context: ToolContext) => Promise<unknown>;

@@ -37,7 +37,9 @@ describe('usage a provider does not report', () => {
     const count = (text: string): number => countTokens(text, 'o200k_base');
     const input = countMessageTokens(provider.requests[0]!.messages, count);
     const output = count('Player 7 is Ana.');
-    const expected = { inputTokens: input, outputTokens: output, totalTokens: input + output, estimated: true };
+    // gpt-4o-mini is in the default price table ($0.15 / $0.60 per million): the estimate is priced too.
+    const costUsd = Math.round((input * 0.15 + output * 0.6) * 1e3) / 1e9;
+    const expected = { inputTokens: input, outputTokens: output, totalTokens: input + output, estimated: true, costUsd };
     expect(events.find('llm.response')!.data.usage).toEqual(expected);
     expect(result.usage).toEqual(expected);
     expect(events.find('agent.finished')!.data.stats.usage).toEqual(expected);
@@ -97,7 +99,7 @@ describe('a stream stopped at </ACTION>', () => {
     const [first, second] = events.filter('llm.response').map((event) => event.data.usage);
     expect(first).toMatchObject({ estimated: true });
     expect(first!.outputTokens).toBeGreaterThan(5);
-    expect(second).toEqual({ inputTokens: 120, outputTokens: 9, totalTokens: 129 });
+    expect(second).toEqual({ inputTokens: 120, outputTokens: 9, totalTokens: 129, costUsd: 0.0000234 });
     expect(result.usage.totalTokens).toBe(first!.totalTokens + 129);
     expect(result.usage.estimated).toBe(true);
   });

@@ -1,6 +1,8 @@
 /** The prompt manifest and its few-shot example: each tool's example call parses and validates. */
 import { describe, expect, it } from 'vitest';
+import { createAgent, defineSkill, scriptedProvider } from '../../src/index.js';
 import { exampleCall, renderManifest } from '../../src/protocol/manifest.js';
+import { toolExamples } from '../../src/protocol/manifest-examples.js';
 import { parseOutput } from '../../src/protocol/parse-output.js';
 import { renderAction } from '../../src/protocol/render-call.js';
 import { DEFAULT_LIMITS } from '../../src/protocol/types.js';
@@ -93,14 +95,89 @@ describe('renderManifest', () => {
     expect(text).toContain('- extra (any)');
   });
 
-  it('explains the <ACTION> format and shows one example from a real tool', () => {
+  it('explains the <ACTION> format and shows a call of a real tool, then an answer without a tool', () => {
     const text = renderManifest([listTeams, lookupPlayer]);
     expect(text).toContain('# How to call tools');
     expect(text).toContain('repeat the argument tag once per item');
     expect(text).toContain('<![CDATA[');
     expect(text).toContain('reply without an <ACTION> block');
-    expect(text).toContain('Example:\n\nI will check that.\n<ACTION>\n<list_teams>\n<league>north</league>\n</list_teams>\n</ACTION>');
+    expect(text).toContain('# Examples\n\nA call:\nI will check that.\n<ACTION>\n<list_teams>\n<league>north</league>\n</list_teams>\n</ACTION>');
+    // Neither tool takes a list or free text: those examples are left out.
+    expect(text).not.toContain('A list argument:');
+    expect(text).not.toContain('Text in CDATA:');
+    expect(text.endsWith('\n\nNo tool needed:\nThe answer is yes.')).toBe(true);
     expect(text.match(/<ACTION>\n</g)).toHaveLength(1);
+  });
+
+  it('shows a list argument and text in CDATA from the tools that take them', () => {
+    const tagged = tool('tag_post', { type: 'object', properties: { post: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['post'] });
+    const text = renderManifest([lookupPlayer, tagged, writeFile]);
+    expect(text).toContain('A list argument:\nBoth of them.\n<ACTION>\n<tag_post>\n<post>3</post>\n<tags>example</tags>\n<tags>another</tags>\n</tag_post>\n</ACTION>');
+    // write_file's content is verbatim: its CDATA stands on lines of its own.
+    expect(text).toContain('Text in CDATA:\nHere it is.\n<ACTION>\n<write_file>\n<path>notes/today.txt</path>\n<content>\n<![CDATA[Ana & Ben are here.\nTell them 3 < 5.]]>\n</content>');
+    const patch = tool('apply_patch', { type: 'object', properties: { diff: { type: 'string' } }, required: ['diff'] });
+    expect(renderManifest([patch])).toContain('<diff><![CDATA[if (a < b && b < c) {\n  return b;\n}]]></diff>');
+    expect(text.match(/<ACTION>\n</g)).toHaveLength(3);
+  });
+
+  it('every example it builds parses and validates, for every test tool', () => {
+    const tools = [...fixtureTools, ...awkwardTools, impossible];
+    const registry = createRegistry(tools);
+    for (const target of tools) {
+      for (const { text } of toolExamples([target])) {
+        // The generic placeholder of a tool without a valid example is not a real call.
+        if (text.includes('<tool_name>')) continue;
+        const parsed = parseOutput(text);
+        expect(parsed.problem, text).toBeUndefined();
+        expect(validateCalls(parsed.calls, { registry, limits: DEFAULT_LIMITS }).ok, text).toBe(true);
+      }
+    }
+  });
+
+  it('lists skills apart from plain tools', () => {
+    const scout = defineSkill({
+      name: 'scout_player',
+      description: 'Look a player up, then list the teams.',
+      parameters: { type: 'object', properties: { player_id: { type: 'integer' } }, required: ['player_id'] },
+      tools: [lookupPlayer, listTeams],
+      run: async ({ player_id }, steps) => steps.call('lookup_player', { player_id }),
+    });
+    const text = renderManifest([scout, lookupPlayer]);
+    const tools = text.indexOf('# Tools');
+    const skills = text.indexOf('# Skills');
+    expect(tools).toBeGreaterThanOrEqual(0);
+    expect(skills).toBeGreaterThan(tools);
+    expect(text.slice(tools, skills)).toContain('## lookup_player');
+    expect(text.slice(tools, skills)).not.toContain('## scout_player');
+    expect(text.slice(skills)).toContain('Skills do several steps for you in one call. Call them like tools.\n\n## scout_player\nLook a player up');
+    // Only skills: no empty tool list.
+    expect(renderManifest([scout])).not.toContain('# Tools');
+  });
+
+  it('shows the user’s own examples instead, each checked as a reply', () => {
+    const examples = ['Player 3? Let me look.\n<ACTION><lookup_player><player_id>3</player_id></lookup_player></ACTION>', { say: 'Both leagues.', calls: [{ name: 'list_teams', args: { league: 'south' } }] }, { say: 'No need to look: 11 players.' }];
+    const text = renderManifest([lookupPlayer, listTeams], { examples });
+    expect(text).toContain('# Examples\n\nExample 1:\nPlayer 3? Let me look.\n<ACTION><lookup_player>');
+    expect(text).toContain('Example 2:\nBoth leagues.\n<ACTION>\n<list_teams>\n<league>south</league>');
+    expect(text.endsWith('Example 3:\nNo need to look: 11 players.')).toBe(true);
+    expect(text).not.toContain('A call:');
+    expect(renderManifest([lookupPlayer], { examples: [] })).not.toContain('# Examples');
+  });
+
+  it('refuses an example that would not parse or validate, and examples with native calling', () => {
+    expect(() => renderManifest([lookupPlayer], { examples: [{ calls: [{ name: 'lookup_player', args: { player_id: 0 } }] }] })).toThrow(/examples\[0\] is not a valid reply: .*player_id/);
+    expect(() => renderManifest([lookupPlayer], { examples: ['ok', { calls: [{ name: 'look_up', args: {} }] }] })).toThrow(/examples\[1\] is not a valid reply/);
+    expect(() => renderManifest([lookupPlayer], { examples: ['<ACTION><lookup_player>'] })).toThrow(/examples\[0\] does not parse/);
+    expect(() => renderManifest([lookupPlayer], { protocol: 'native', examples: ['ok'] })).toThrow("examples show <ACTION> replies: they need protocol 'xml'");
+    const provider = scriptedProvider(['ok']);
+    expect(() => createAgent({ name: 'ref', provider, tools: [lookupPlayer], examples: [''] })).toThrow('createAgent "ref": examples[0] is empty');
+    expect(() => createAgent({ name: 'ref', provider, examples: ['ok'] })).toThrow('createAgent "ref": examples need tools to call');
+  });
+
+  it('an agent sends the user’s examples in its system prompt', async () => {
+    const provider = scriptedProvider(['ok']);
+    await createAgent({ name: 'ref', provider, tools: [lookupPlayer], examples: ['Nothing to check.'] }).run('hi');
+    expect(provider.requests[0]!.messages[0]!.content).toContain('# Examples\n\nExample 1:\nNothing to check.');
   });
 
   it('falls back to another tool, then to a generic example', () => {

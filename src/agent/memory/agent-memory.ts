@@ -10,6 +10,7 @@ import { READ_VAR, readVarTool } from './read-var-tool.js';
 import { countMessageTokens, tokenizerFor, type TokenCounter, type TokenEncoding } from './token-count.js';
 import { DEFAULT_VARIABLE_LIMITS, VariableStore, type VariableInfo, type VariableLimits, type VariableRead, type VariablesSnapshot } from './variables.js';
 import type { Tool } from '../../tools/types.js';
+import type { PriceTable } from '../../llm/prices.js';
 import { IMAGES_FOLLOW, type ObservedCall } from '../observation-text.js';
 import { closeUnread, unreadNote, withoutImages } from './unread-calls.js';
 import { countMessages, queryMessages, type MessageQuery, type MessageRole } from './message-query.js';
@@ -72,6 +73,8 @@ export type MemoryHost = {
   readonly logger: Logger;
   /** The agent's budgets: a compaction's model calls are charged to them. */
   readonly budgets: readonly Budget[];
+  /** The agent's price table: a compaction's call is priced by its provider's model. */
+  readonly prices?: PriceTable;
 };
 
 /** A memory as plain data, for an agent's snapshot (a compaction in flight is not in it: it runs again). */
@@ -305,7 +308,7 @@ export class Memory implements AgentMemory {
       complete: (provider, messages, options = {}) => {
         const call: ModelRequest = { messages, signal, round: 1, agent: host.name };
         if (options.maxTokens !== undefined) call.maxTokens = options.maxTokens;
-        return budgetedModelCall(host.budgets, provider, call, 'compaction refused a model call: ');
+        return budgetedModelCall(host.budgets, provider, call, 'compaction refused a model call: ', host.prices);
       },
     };
     const apply = (result: CompactionResult | undefined, error?: unknown): void => {

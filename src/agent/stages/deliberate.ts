@@ -2,7 +2,8 @@ import type { TroupeEvents } from '../../bus/events.js';
 import { errorMessage } from '../../errors.js';
 import type { ChatMessage, ModelRequest, ModelResponse } from '../../llm/types.js';
 import type { AgentConfig } from '../agent-config.js';
-import { addUsage, ONE_MODEL_CALL } from '../budget.js';
+import { addUsage, ONE_MODEL_CALL, usageSpend } from '../budget.js';
+import { pricedUsage } from '../../llm/prices.js';
 import { withUsage } from '../estimate-usage.js';
 import { callModel } from '../call-model.js';
 import { NO_OUTCOME, type RunState } from '../run/run-state.js';
@@ -118,12 +119,13 @@ function responded(response: ModelResponse, run: RunState, config: AgentConfig, 
   // A provider that sent no usage (a stream stopped at `</ACTION>`, a server that reports none):
   // counted by the tokenizer, marked estimated.
   response = withUsage(response, requestOf(run, config), config.provider);
+  if (response.usage !== undefined && config.price !== undefined) response = { ...response, usage: pricedUsage(response.usage, config.price) };
   run.response = response;
   // The model has now answered the last observation (a brain reads it from the run until here).
   run.observation = undefined;
   if (response.usage !== undefined) {
     addUsage(run.usage, response.usage);
-    const spend = { tokens: response.usage.totalTokens, estimated: response.usage.estimated === true };
+    const spend = usageSpend(response.usage);
     for (const budget of config.budgets) budget.charge(spend);
   }
   const data: TroupeEvents['llm.response'] = {

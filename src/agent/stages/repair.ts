@@ -93,7 +93,7 @@ async function repairModelCall(
   const request: ModelRequest = { messages, signal, round: run.round, agent: config.name };
   if (options.maxTokens !== undefined) request.maxTokens = options.maxTokens;
   // Refused before anything is spent when a budget has no model call left.
-  const response = await budgetedModelCall(config.budgets, options.provider ?? config.provider, request, '');
+  const response = await budgetedModelCall(config.budgets, options.provider ?? config.provider, request, '', config.prices);
   if (response?.usage !== undefined && !run.finished) addUsage(run.usage, response.usage);
   return response;
 }
