@@ -22,6 +22,9 @@ export function normalizeEvents(events: readonly Envelope[]): NormalEvent[] {
       delete data['model'];
     }
     if (event.type === 'agent.finished') delete (data['stats'] as Record<string, unknown> | undefined)?.['durationMs'];
+    // A cost comes from the model's price, and the provider's model is dropped above too.
+    withoutCost(data);
+    if (typeof data['stats'] === 'object' && data['stats'] !== null) withoutCost((data['stats'] = { ...(data['stats'] as Record<string, unknown>) }) as Record<string, unknown>);
     const last = out.at(-1);
     const lastData = last?.data as Record<string, unknown> | undefined;
     if (STREAMED.has(event.type)) {
@@ -53,4 +56,12 @@ function mergeCallDelta(out: NormalEvent[], data: Record<string, unknown>): bool
     return true;
   }
   return false;
+}
+
+/** Drops `usage.costUsd` (copying the usage, which the event still holds). */
+function withoutCost(data: Record<string, unknown>): void {
+  const usage = data['usage'];
+  if (typeof usage !== 'object' || usage === null || !('costUsd' in usage)) return;
+  const { costUsd: _cost, ...rest } = usage as Record<string, unknown>;
+  data['usage'] = rest;
 }
