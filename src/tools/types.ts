@@ -10,9 +10,14 @@ import type { FromJsonSchema } from './infer-json-schema.js';
 export type { ToolErrorKind, ToolFailure, ToolProgress } from '../bus/event-data.js';
 
 /** The result of one call, in the model's order; `args` is the frozen copy the tool received. */
-export type CallResult =
+export type CallResult = (
   | { callId: string; name: string; args: Args; status: 'completed'; output: unknown; durationMs: number; attempts: number }
-  | { callId: string; name: string; args: Args; status: 'failed'; error: ToolFailure; durationMs: number; attempts: number };
+  | { callId: string; name: string; args: Args; status: 'failed'; error: ToolFailure; durationMs: number; attempts: number }
+) & {
+  /** Readings of the dispatch's `clock` when the first attempt started and the last ended; absent when none started. */
+  startedAt?: number;
+  endedAt?: number;
+};
 
 /** A JSON Schema object as plain data. Tool parameters must be `{ type: 'object', … }`. */
 export type JsonSchema = { [key: string]: unknown };
