@@ -26,6 +26,7 @@ export type {
 } from './agent/agent-options.js';
 export type { AgentInspect } from './agent/xstate-engine.js';
 export type { AgentSnapshot } from './agent/run/agent-snapshot.js';
+export type { CallHistoryEntry, ModelCallRecord } from './agent/run/run-record.js';
 export type { RunInput, RunMessage } from './agent/run/run-input.js';
 export type { AgentStream, AgentStreamOptions } from './agent/stream/agent-stream.js';
 export type { AgentStreamEvent } from './agent/stream/stream-event.js';

@@ -5,6 +5,7 @@ import type { AgentConfig } from '../agent-config.js';
 import { addUsage, ONE_MODEL_CALL } from '../budget.js';
 import { withUsage } from '../estimate-usage.js';
 import { callModel } from '../call-model.js';
+import type { ModelCallRecord } from '../run/run-record.js';
 import { NO_OUTCOME, type RunState } from '../run/run-state.js';
 import { streamModel, type StreamedReply } from '../stream-model.js';
 import { refusedByBudget } from './checkpoint.js';
@@ -124,12 +125,17 @@ function responded(response: ModelResponse, run: RunState, config: AgentConfig, 
     const spend = { tokens: response.usage.totalTokens, estimated: response.usage.estimated === true };
     for (const budget of config.budgets) budget.charge(spend);
   }
+  const answeredAt = port.now();
   const data: TroupeEvents['llm.response'] = {
     round: run.round,
     text: response.text,
     finishReason: response.finishReason,
-    latencyMs: port.now() - run.askedAt!,
+    latencyMs: answeredAt - run.askedAt!,
   };
+  const record: ModelCallRecord = { round: run.round, startedAt: run.askedAt!, endedAt: answeredAt, latencyMs: data.latencyMs, finishReason: response.finishReason };
+  if (run.nudging) record.nudge = true;
+  if (response.usage !== undefined) record.usage = response.usage;
+  run.modelCalls.push(record);
   if (response.toolCalls !== undefined) data.toolCalls = response.toolCalls;
   if (response.stopSequence !== undefined) data.stopSequence = response.stopSequence;
   if (response.passed === true) data.passed = true;
