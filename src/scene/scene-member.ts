@@ -1,9 +1,9 @@
-import type { PendingObservation } from '../agent/agent-options.js';
+import type { PendingObservation, RunResult } from '../agent/agent-options.js';
 import type { AgentRuntime } from '../agent/agent-runtime.js';
 import type { Budget } from '../agent/budget.js';
 import type { Envelope, Pattern, RunReason, TriggerReason } from '../bus/events.js';
-import type { ModelRequest } from '../llm/types.js';
-import type { Heard, Perception, SceneAgent } from './types.js';
+import type { ModelRequest, Usage } from '../llm/types.js';
+import type { Heard, Perception, SceneAgent, SceneAgentUsage } from './types.js';
 import type { JsonValue, WorldReader } from './world-types.js';
 
 /** Why an agent is due to deliberate, and how far down a chain of replies that puts it. */
@@ -33,6 +33,8 @@ export type MemberSnapshot = {
   lastObservation?: PendingObservation;
   heardUpTo: number;
   events?: Envelope[];
+  /** What its turns have spent so far (absent before the first, and in snapshots that predate it). */
+  spent?: SceneAgentUsage;
 };
 
 const NO_EVENTS: readonly Envelope[] = Object.freeze([]);
@@ -67,6 +69,13 @@ export class SceneMember implements SceneAgent {
   lastObservation: PendingObservation | undefined = undefined;
   /** The speech-log position this member has heard up to. */
   heardUpTo = 0;
+  // What its turns spent, as plain number fields (no object per member: a crowd holds 100,000).
+  spentRounds = 0;
+  spentToolCalls = 0;
+  inputTokens = 0;
+  outputTokens = 0;
+  totalTokens = 0;
+  tokensEstimated = false;
   /** What the turn in flight perceives as heard and seen. */
   turnHeard: readonly Heard[] = NO_SPEECH;
   turnEvents: readonly Envelope[] = NO_EVENTS;
@@ -102,6 +111,23 @@ export class SceneMember implements SceneAgent {
     return this.privateState;
   }
 
+  get spent(): SceneAgentUsage {
+    const usage: Usage = { inputTokens: this.inputTokens, outputTokens: this.outputTokens, totalTokens: this.totalTokens };
+    if (this.tokensEstimated) usage.estimated = true;
+    return { turns: this.turns, rounds: this.spentRounds, toolCalls: this.spentToolCalls, usage };
+  }
+
+  /** Adds a finished turn's spending. */
+  spend(result: Pick<RunResult, 'rounds' | 'usage' | 'stats'>): void {
+    this.spentRounds += result.rounds;
+    this.spentToolCalls += result.stats.calls;
+    const { usage } = result;
+    this.inputTokens += usage.inputTokens;
+    this.outputTokens += usage.outputTokens;
+    this.totalTokens += usage.totalTokens;
+    if (usage.estimated === true) this.tokensEstimated = true;
+  }
+
   /** What the scene keeps of this member between turns, as plain data. */
   snapshot(): MemberSnapshot {
     const snapshot: MemberSnapshot = {
@@ -117,6 +143,7 @@ export class SceneMember implements SceneAgent {
     if (this.lastReason !== undefined) snapshot.lastReason = this.lastReason;
     if (this.lastObservation !== undefined) snapshot.lastObservation = this.lastObservation;
     if (this.events !== undefined) snapshot.events = [...this.events];
+    if (this.turns > 0) snapshot.spent = this.spent;
     return snapshot;
   }
 
@@ -132,6 +159,13 @@ export class SceneMember implements SceneAgent {
     this.lastObservation = snapshot.lastObservation;
     this.heardUpTo = snapshot.heardUpTo;
     this.events = snapshot.events === undefined ? undefined : [...snapshot.events];
+    const spent = snapshot.spent;
+    this.spentRounds = spent?.rounds ?? 0;
+    this.spentToolCalls = spent?.toolCalls ?? 0;
+    this.inputTokens = spent?.usage.inputTokens ?? 0;
+    this.outputTokens = spent?.usage.outputTokens ?? 0;
+    this.totalTokens = spent?.usage.totalTokens ?? 0;
+    this.tokensEstimated = spent?.usage.estimated === true;
   }
 
   /** Records a trigger; the one closest to the start of a reply chain wins. */
