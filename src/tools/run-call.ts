@@ -219,11 +219,11 @@ class CallRun implements DispatcherSource {
       const data: TroupeEvents['tool.completed'] = { callId, name, args, output, durationMs, attempt: attempts };
       if (isToolResult(output)) data.parts = describeParts(output);
       dispatch.options.publish('tool.completed', data);
-      return { callId, name, args, status: 'completed', output, durationMs: totalMs, attempts, startedAt: this.#firstStart!, endedAt: now };
+      return { callId, name, args, status: 'completed', output, durationMs: totalMs, attempts, startedAt: this.#firstStart! };
     }
     const failure = outcome.failure;
     dispatch.options.publish('tool.failed', { callId, name, args, error: failure, attempt: attempts, durationMs });
-    if (!failure.retryable || failure.kind === 'aborted' || attempts >= this.#maxAttempts) return this.result(failure, totalMs, now);
+    if (!failure.retryable || failure.kind === 'aborted' || attempts >= this.#maxAttempts) return this.result(failure, totalMs);
     return undefined;
   }
 
@@ -231,9 +231,7 @@ class CallRun implements DispatcherSource {
   finalFailure(failure: ToolFailure): CallResult {
     const { callId, name } = this.call;
     this.dispatch.options.publish('tool.failed', { callId, name, args: this.args, error: failure, attempt: this.attempts, durationMs: 0 });
-    if (this.#firstStart === undefined) return this.result(failure, 0);
-    const now = this.dispatch.clock();
-    return this.result(failure, Math.round(now - this.#firstStart), now);
+    return this.result(failure, this.#firstStart === undefined ? 0 : Math.round(this.dispatch.clock() - this.#firstStart));
   }
 
   hostFailure(error: unknown): CallResult {
@@ -246,13 +244,10 @@ class CallRun implements DispatcherSource {
     }
   }
 
-  result(failure: ToolFailure, durationMs: number, endedAt?: number): CallResult {
+  result(failure: ToolFailure, durationMs: number): CallResult {
     const { callId, name } = this.call;
     const result: CallResult = { callId, name, args: this.args, status: 'failed', error: failure, durationMs, attempts: this.attempts };
-    if (this.#firstStart !== undefined) {
-      result.startedAt = this.#firstStart;
-      result.endedAt = endedAt ?? this.#firstStart + durationMs;
-    }
+    if (this.#firstStart !== undefined) result.startedAt = this.#firstStart;
     return result;
   }
 

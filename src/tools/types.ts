@@ -14,9 +14,8 @@ export type CallResult = (
   | { callId: string; name: string; args: Args; status: 'completed'; output: unknown; durationMs: number; attempts: number }
   | { callId: string; name: string; args: Args; status: 'failed'; error: ToolFailure; durationMs: number; attempts: number }
 ) & {
-  /** Readings of the dispatch's `clock` when the first attempt started and the last ended; absent when none started. */
+  /** The dispatch `clock`'s reading when the first attempt started (absent when none did); the last ended `durationMs` later. */
   startedAt?: number;
-  endedAt?: number;
 };
 
 /** A JSON Schema object as plain data. Tool parameters must be `{ type: 'object', … }`. */

@@ -15,8 +15,9 @@ export type CallHistoryEntry = CallRecord & {
   /** `failed` and `aborted`: the last attempt's failure, as `tool.failed` said it. */
   error?: ToolFailure;
   /**
-   * When its first attempt started and its last one ended, on the bus clock (`Date.now` unless the
-   * bus has another); absent for calls that never ran.
+   * When its first attempt started and its last one ended (`startedAt + durationMs`, to the
+   * millisecond), on the bus clock (`Date.now` unless the bus has another); absent for calls that
+   * never ran.
    */
   startedAt?: number;
   endedAt?: number;
@@ -41,15 +42,15 @@ export type ModelCallRecord = {
   usage?: Usage;
 };
 
-/** The detailed entry of a call that ran (completed, failed, aborted or its result withheld). */
-export function ranEntry(record: CallRecord, result: CallResult): CallHistoryEntry {
-  const entry: CallHistoryEntry = { ...record, args: result.args };
-  if (result.startedAt !== undefined) {
-    entry.startedAt = result.startedAt;
-    entry.endedAt = result.endedAt ?? result.startedAt + result.durationMs;
-  }
-  if (record.outcome === 'result_rejected') return entry;
-  if (result.status === 'completed') entry.output = result.output;
-  else entry.error = result.error;
-  return entry;
+/**
+ * The detailed entry of a call that ran (completed, failed, aborted or its result withheld). Built
+ * as one literal per outcome, never spread and extended: a crowd makes one per call.
+ */
+export function ranEntry(record: CallRecord, result: CallResult, reason?: string): CallHistoryEntry {
+  const { callId, name, round, outcome, durationMs, attempts } = record;
+  const { args, startedAt } = result;
+  const endedAt = startedAt === undefined ? undefined : startedAt + durationMs;
+  if (outcome === 'result_rejected') return { callId, name, round, outcome, durationMs, attempts, args, startedAt, endedAt, reason };
+  if (result.status === 'completed') return { callId, name, round, outcome, durationMs, attempts, args, startedAt, endedAt, output: result.output };
+  return { callId, name, round, outcome, durationMs, attempts, args, startedAt, endedAt, error: result.error };
 }

@@ -132,10 +132,7 @@ function responded(response: ModelResponse, run: RunState, config: AgentConfig, 
     finishReason: response.finishReason,
     latencyMs: answeredAt - run.askedAt!,
   };
-  const record: ModelCallRecord = { round: run.round, startedAt: run.askedAt!, endedAt: answeredAt, latencyMs: data.latencyMs, finishReason: response.finishReason };
-  if (run.nudging) record.nudge = true;
-  if (response.usage !== undefined) record.usage = response.usage;
-  run.modelCalls.push(record);
+  run.modelCalls.push(modelCallRecord(run, answeredAt, response));
   if (response.toolCalls !== undefined) data.toolCalls = response.toolCalls;
   if (response.stopSequence !== undefined) data.stopSequence = response.stopSequence;
   if (response.passed === true) data.passed = true;
@@ -144,6 +141,15 @@ function responded(response: ModelResponse, run: RunState, config: AgentConfig, 
   run.askedMessages = undefined;
   run.cause = port.publish('llm.response', data).id;
   return 'model.responded';
+}
+
+/** The round's entry in `result.modelCalls`: one literal, whatever it holds (a crowd makes one per turn). */
+function modelCallRecord(run: RunState, endedAt: number, response: ModelResponse): ModelCallRecord {
+  const { round, askedAt } = run;
+  const startedAt = askedAt!;
+  const { finishReason, usage } = response;
+  const latencyMs = endedAt - startedAt;
+  return run.nudging ? { round, nudge: true, startedAt, endedAt, latencyMs, finishReason, usage } : { round, startedAt, endedAt, latencyMs, finishReason, usage };
 }
 
 /** What the model was sent this round, as far as counting its tokens goes. */

@@ -102,9 +102,7 @@ export function recordCalls(run: RunState): ObservedCall[] {
       if (outcome.recorded !== true) {
         const record: CallRecord = { callId, name, round: run.round, outcome: 'result_rejected', durationMs: result.durationMs, attempts: result.attempts };
         run.history.push(record);
-        const full = ranEntry(record, result);
-        full.reason = resultApproval.reason;
-        run.calls.push(full);
+        run.calls.push(ranEntry(record, result, resultApproval.reason));
       }
       continue;
     }
