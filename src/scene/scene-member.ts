@@ -1,4 +1,4 @@
-import type { PendingObservation, RunResult } from '../agent/agent-options.js';
+import type { PendingObservation } from '../agent/agent-options.js';
 import type { AgentRuntime } from '../agent/agent-runtime.js';
 import type { Budget } from '../agent/budget.js';
 import type { Envelope, Pattern, RunReason, TriggerReason } from '../bus/events.js';
@@ -33,8 +33,8 @@ export type MemberSnapshot = {
   lastObservation?: PendingObservation;
   heardUpTo: number;
   events?: Envelope[];
-  /** What its turns have spent so far (absent before the first, and in snapshots that predate it). */
-  spent?: SceneAgentUsage;
+  /** The tokens its turns have spent (absent when none, and in snapshots that predate it). */
+  tokens?: Usage;
 };
 
 const NO_EVENTS: readonly Envelope[] = Object.freeze([]);
@@ -69,13 +69,8 @@ export class SceneMember implements SceneAgent {
   lastObservation: PendingObservation | undefined = undefined;
   /** The speech-log position this member has heard up to. */
   heardUpTo = 0;
-  // What its turns spent, as plain number fields (no object per member: a crowd holds 100,000).
-  spentRounds = 0;
-  spentToolCalls = 0;
-  inputTokens = 0;
-  outputTokens = 0;
-  totalTokens = 0;
-  tokensEstimated = false;
+  /** The tokens its turns spent; made at the first turn that spent any (a crowd's brains spend none). */
+  tokens: Usage | undefined = undefined;
   /** What the turn in flight perceives as heard and seen. */
   turnHeard: readonly Heard[] = NO_SPEECH;
   turnEvents: readonly Envelope[] = NO_EVENTS;
@@ -112,20 +107,17 @@ export class SceneMember implements SceneAgent {
   }
 
   get spent(): SceneAgentUsage {
-    const usage: Usage = { inputTokens: this.inputTokens, outputTokens: this.outputTokens, totalTokens: this.totalTokens };
-    if (this.tokensEstimated) usage.estimated = true;
-    return { turns: this.turns, rounds: this.spentRounds, toolCalls: this.spentToolCalls, usage };
+    return { turns: this.turns, usage: this.tokens === undefined ? { inputTokens: 0, outputTokens: 0, totalTokens: 0 } : { ...this.tokens } };
   }
 
-  /** Adds a finished turn's spending. */
-  spend(result: Pick<RunResult, 'rounds' | 'usage' | 'stats'>): void {
-    this.spentRounds += result.rounds;
-    this.spentToolCalls += result.stats.calls;
-    const { usage } = result;
-    this.inputTokens += usage.inputTokens;
-    this.outputTokens += usage.outputTokens;
-    this.totalTokens += usage.totalTokens;
-    if (usage.estimated === true) this.tokensEstimated = true;
+  /** Adds the tokens of a finished turn. */
+  spend(usage: Usage): void {
+    if (usage.totalTokens === 0 && usage.inputTokens === 0 && usage.outputTokens === 0 && usage.estimated !== true) return;
+    const tokens = (this.tokens ??= { inputTokens: 0, outputTokens: 0, totalTokens: 0 });
+    tokens.inputTokens += usage.inputTokens;
+    tokens.outputTokens += usage.outputTokens;
+    tokens.totalTokens += usage.totalTokens;
+    if (usage.estimated === true) tokens.estimated = true;
   }
 
   /** What the scene keeps of this member between turns, as plain data. */
@@ -143,7 +135,7 @@ export class SceneMember implements SceneAgent {
     if (this.lastReason !== undefined) snapshot.lastReason = this.lastReason;
     if (this.lastObservation !== undefined) snapshot.lastObservation = this.lastObservation;
     if (this.events !== undefined) snapshot.events = [...this.events];
-    if (this.turns > 0) snapshot.spent = this.spent;
+    if (this.tokens !== undefined) snapshot.tokens = { ...this.tokens };
     return snapshot;
   }
 
@@ -159,13 +151,7 @@ export class SceneMember implements SceneAgent {
     this.lastObservation = snapshot.lastObservation;
     this.heardUpTo = snapshot.heardUpTo;
     this.events = snapshot.events === undefined ? undefined : [...snapshot.events];
-    const spent = snapshot.spent;
-    this.spentRounds = spent?.rounds ?? 0;
-    this.spentToolCalls = spent?.toolCalls ?? 0;
-    this.inputTokens = spent?.usage.inputTokens ?? 0;
-    this.outputTokens = spent?.usage.outputTokens ?? 0;
-    this.totalTokens = spent?.usage.totalTokens ?? 0;
-    this.tokensEstimated = spent?.usage.estimated === true;
+    this.tokens = snapshot.tokens === undefined ? undefined : { ...snapshot.tokens };
   }
 
   /** Records a trigger; the one closest to the start of a reply chain wins. */

@@ -41,7 +41,7 @@ export function takeTurn(stage: TurnStage, member: SceneMember, tick: number, do
     const images = member.scripted ? [] : (member.lastObservation?.calls.flatMap(callImages) ?? []);
     const options = images.length > 0 ? { rounds: member.rounds, cause: triggered.id, images } : { rounds: member.rounds, cause: triggered.id };
     member.runtime.runWith(input, options, (result) => {
-      member.spend(result);
+      member.spend(result.usage);
       finish(result.reason, result.observation);
     });
   } catch (error) {

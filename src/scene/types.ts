@@ -194,8 +194,8 @@ export type SceneAgent = {
   readonly spent: SceneAgentUsage;
 };
 
-/** What one agent's turns spent: turns, rounds (model calls), tool calls dispatched, and tokens. */
-export type SceneAgentUsage = { turns: number; rounds: number; toolCalls: number; usage: Usage };
+/** What one agent's turns spent: its turns, and the tokens of their model calls (marked `estimated` as a run's are). */
+export type SceneAgentUsage = { turns: number; usage: Usage };
 
 /** Why a scene stopped. */
 export type SceneStopReason = 'ticks' | 'quiet' | 'stopped' | 'budget' | 'signal';

@@ -124,8 +124,8 @@ describe("a scene's record", () => {
     const result = await scene.run({ ticks: 3 });
 
     expect(result.agents).toEqual({
-      ana: { turns: 3, rounds: 3, toolCalls: 3, usage: usage(30, 3) },
-      bo: { turns: 3, rounds: 3, toolCalls: 3, usage: usage(60, 3) },
+      ana: { turns: 3, usage: usage(30, 3) },
+      bo: { turns: 3, usage: usage(60, 3) },
     });
     expect(scene.agents.get('bo')!.spent).toEqual(result.agents!.bo);
     expect(result.usage.tokens).toBe(96);
