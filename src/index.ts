@@ -44,7 +44,7 @@ export type { Args, JsonValue, Usage } from './bus/event-data.js';
 
 export { defineTool } from './tools/define-tool.js';
 export { toolResult } from './tools/result-parts.js';
-export type { ArgsOf, JsonSchema, LooseArgs, RetryPolicy, Tool, ToolContext, ToolDefinition, ToolFailure, ToolErrorKind, ToolOptions, ToolParameters } from './tools/types.js';
+export type { ArgsOf, JsonSchema, KindRetry, LooseArgs, RetryKind, RetryPolicy, ToolRetryPolicy, Tool, ToolContext, ToolDefinition, ToolFailure, ToolErrorKind, ToolOptions, ToolParameters } from './tools/types.js';
 export type { ToolResult, ResultPart } from './tools/result-parts.js';
 
 export { scriptedProvider } from './llm/scripted-provider.js';
