@@ -130,4 +130,25 @@ describe("a scene's record", () => {
     expect(scene.agents.get('bo')!.spent).toEqual(result.agents!.bo);
     expect(result.usage.tokens).toBe(96);
   });
+
+  it("keeps each agent's spending across a snapshot, and reports a brain's turns with no tokens", async () => {
+    const build = () => {
+      const scene = createScene({ name: 'inn', seed: 1, schedule: 'every-tick' });
+      const [lookup] = tools();
+      scene.add({ name: 'ana', tools: [lookup!], provider: scriptedProvider(() => ({ text: 'Hm.', usage: usage(10, 1) })) });
+      scene.add({ name: 'npc', tools: [lookup!], brain: () => 'Hm.' });
+      return scene;
+    };
+    const first = build();
+    await first.step();
+    await first.step();
+    const snapshot = JSON.parse(JSON.stringify(first.snapshot()));
+    await first.stop();
+
+    const second = build();
+    second.restore(snapshot);
+    await second.step();
+    const result = await second.stop();
+    expect(result.agents).toEqual({ ana: { turns: 3, usage: usage(30, 3) }, npc: { turns: 3, usage: usage(0, 0) } });
+  });
 });
