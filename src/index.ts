@@ -27,6 +27,7 @@ export type {
 export type { AgentInspect } from './agent/xstate-engine.js';
 export type { OutputOf, OutputSchema } from './agent/output-schema.js';
 export type { AgentSnapshot } from './agent/run/agent-snapshot.js';
+export type { CallHistoryEntry, ModelCallRecord } from './agent/run/run-record.js';
 export type { RunInput, RunMessage } from './agent/run/run-input.js';
 export type { AgentStream, AgentStreamOptions } from './agent/stream/agent-stream.js';
 export type { AgentStreamEvent } from './agent/stream/stream-event.js';
@@ -45,7 +46,7 @@ export type { Args, JsonValue, Usage } from './bus/event-data.js';
 
 export { defineTool } from './tools/define-tool.js';
 export { toolResult } from './tools/result-parts.js';
-export type { ArgsOf, JsonSchema, LooseArgs, RetryPolicy, Tool, ToolContext, ToolDefinition, ToolFailure, ToolErrorKind, ToolOptions, ToolParameters } from './tools/types.js';
+export type { ArgsOf, JsonSchema, KindRetry, LooseArgs, RetryKind, RetryPolicy, ToolRetryPolicy, Tool, ToolContext, ToolDefinition, ToolFailure, ToolErrorKind, ToolOptions, ToolParameters } from './tools/types.js';
 export type { ToolResult, ResultPart } from './tools/result-parts.js';
 
 export { scriptedProvider } from './llm/scripted-provider.js';

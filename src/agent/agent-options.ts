@@ -2,7 +2,7 @@ import type { LimitFunction } from 'p-limit';
 import type { Logger } from 'pino';
 import type { AgentStateName } from '../../machines/agent.machine.js';
 import type { Bus } from '../bus/bus.js';
-import type { CallRecord, RunReason, RunStats } from '../bus/events.js';
+import type { RunReason, RunStats } from '../bus/events.js';
 import type { ChatMessage, MessageImage, ModelResponse, Provider, ToolChoice, Usage } from '../llm/types.js';
 import type { Args, CallRejection, Issue, ProtocolLimits } from '../protocol/types.js';
 import type { SessionLog } from '../record/session-log.js';
@@ -11,6 +11,7 @@ import type { PriceTable } from '../llm/prices.js';
 import type { ManifestExample } from '../protocol/manifest.js';
 import type { AgentMemory, MemoryOptions } from './memory/agent-memory.js';
 import type { AgentSnapshot } from './run/agent-snapshot.js';
+import type { CallHistoryEntry, ModelCallRecord } from './run/run-record.js';
 import type { PendingObservation } from './run/run-state.js';
 import type { RunInput } from './run/run-input.js';
 import type { AgentStream, AgentStreamOptions } from './stream/agent-stream.js';
@@ -204,8 +205,23 @@ export type RunResult<TOutput = unknown> = {
    */
   output?: TOutput;
   rounds: number;
-  /** Every call of the run with its outcome and duration, in order. */
-  calls: CallRecord[];
+  /**
+   * Every call of the run, in order: its outcome, duration and attempts (as `stats.history`), with
+   * its arguments, its output or error, when it ran, and for a refused call why (`rejection` for a
+   * call the protocol rejected — these are here only, not in `stats.history` — `reason` for a
+   * denied call or a withheld result). Outputs and arguments are the run's values, not copies.
+   */
+  calls: CallHistoryEntry[];
+  /** Every model call of the run, one per round: its latency, how it ended and its usage. */
+  modelCalls: ModelCallRecord[];
+  /**
+   * The run's whole conversation: the system prompt, kept history and input (the first
+   * `contextLength` messages), then the model's replies and the observations (the tool chain). The
+   * run's own list, not a copy: nothing changes it once the run has ended.
+   */
+  messages: ChatMessage[];
+  /** How many of `messages` the run started with: `messages.slice(contextLength)` is what the run added. */
+  contextLength: number;
   usage: Usage;
   stats: RunStats;
   /** Why the run ended, for `error` and `aborted`. */

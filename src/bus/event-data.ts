@@ -67,8 +67,8 @@ export type CallRejection = {
   suggestion?: string;
 };
 
-/** Why a tool call failed. */
-export type ToolErrorKind = 'execution' | 'timeout' | 'network' | 'permission' | 'not_found' | 'aborted' | 'unknown';
+/** Why a tool call failed. `rate_limit`: the service said too many requests (HTTP 429). */
+export type ToolErrorKind = 'execution' | 'timeout' | 'network' | 'rate_limit' | 'permission' | 'not_found' | 'aborted' | 'unknown';
 
 /** A tool failure as the bus and the model see it. */
 export type ToolFailure = {

@@ -41,7 +41,7 @@ export function callFailure(error: unknown, context: FailureContext): ToolError 
   }
   if (error instanceof StreamableHTTPError) {
     const status = error.code ?? 0;
-    const kind: ToolErrorKind = status === 401 || status === 403 ? 'permission' : status === 429 || status >= 500 ? 'network' : 'execution';
+    const kind: ToolErrorKind = status === 401 || status === 403 ? 'permission' : status === 429 ? 'rate_limit' : status >= 500 ? 'network' : 'execution';
     return new ToolError(`${context.label}: ${message}`, { kind, cause: error });
   }
   const failure = classifyError(error);

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { ConfigError, errorMessage } from '../errors.js';
 import { defineTool } from '../tools/define-tool.js';
-import type { RetryPolicy, Tool } from '../tools/types.js';
+import type { Tool, ToolRetryPolicy } from '../tools/types.js';
 import { checkServerName } from './tool-names.js';
 
 /** A server troupe starts as a child process and talks to over its stdin and stdout. */
@@ -74,7 +74,7 @@ export type McpToolsOptions = (McpStdioServer | McpHttpServer) & {
   /** Per-attempt time limit of every tool (default: the dispatcher's, 30 s; 0 disables). */
   timeoutMs?: number;
   /** Retry policy of every tool; only read-only and idempotent tools are retried. */
-  retry?: RetryPolicy;
+  retry?: ToolRetryPolicy;
   /** Names already taken (local tools, another server's tools): a tool that would take one is renamed. */
   reserved?: Iterable<string>;
   /** Time to connect and list the tools, each time (default 30 s). */

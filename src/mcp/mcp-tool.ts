@@ -2,7 +2,7 @@ import { ToolSchemaError, errorMessage } from '../errors.js';
 import { failure, success, type Outcome } from '../outcome.js';
 import { defineTool } from '../tools/define-tool.js';
 import type { Args } from '../protocol/types.js';
-import type { RetryPolicy, Tool } from '../tools/types.js';
+import type { Tool, ToolRetryPolicy } from '../tools/types.js';
 import { callResultOutput } from './call-result.js';
 import { convertSchema } from './convert-schema.js';
 import type { ListedTool, McpConnection } from './mcp-connection.js';
@@ -17,7 +17,7 @@ export type ToolSetup = {
   connection: McpConnection;
   approval: McpApprovalPolicy;
   timeoutMs: number | undefined;
-  retry: RetryPolicy | undefined;
+  retry: ToolRetryPolicy | undefined;
 };
 
 /** A troupe tool made from a listed MCP tool, and what the approval policy said (or why it failed). */

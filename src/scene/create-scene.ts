@@ -344,6 +344,7 @@ class SceneRuntime implements Scene {
       failures: this.failures,
       usage: this.meter.usage(),
       wallMs: this.startedAt === undefined ? 0 : performance.now() - this.startedAt,
+      agents: Object.fromEntries([...this.members.values()].map((member) => [member.name, member.spent])),
     });
     this.bus.publish('scene.stopped', stopped, { scene: this.name });
     if (this.ownsLog) await this.log?.close();

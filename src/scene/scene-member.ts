@@ -2,8 +2,8 @@ import type { PendingObservation } from '../agent/agent-options.js';
 import type { AgentRuntime } from '../agent/agent-runtime.js';
 import type { Budget } from '../agent/budget.js';
 import type { Envelope, Pattern, RunReason, TriggerReason } from '../bus/events.js';
-import type { ModelRequest } from '../llm/types.js';
-import type { Heard, Perception, SceneAgent } from './types.js';
+import type { ModelRequest, Usage } from '../llm/types.js';
+import type { Heard, Perception, SceneAgent, SceneAgentUsage } from './types.js';
 import type { JsonValue, WorldReader } from './world-types.js';
 
 /** Why an agent is due to deliberate, and how far down a chain of replies that puts it. */
@@ -33,6 +33,8 @@ export type MemberSnapshot = {
   lastObservation?: PendingObservation;
   heardUpTo: number;
   events?: Envelope[];
+  /** The tokens its turns have spent (absent when none, and in snapshots that predate it). */
+  tokens?: Usage;
 };
 
 const NO_EVENTS: readonly Envelope[] = Object.freeze([]);
@@ -67,6 +69,8 @@ export class SceneMember implements SceneAgent {
   lastObservation: PendingObservation | undefined = undefined;
   /** The speech-log position this member has heard up to. */
   heardUpTo = 0;
+  /** The tokens its turns spent; made at the first turn that spent any (a crowd's brains spend none). */
+  tokens: Usage | undefined = undefined;
   /** What the turn in flight perceives as heard and seen. */
   turnHeard: readonly Heard[] = NO_SPEECH;
   turnEvents: readonly Envelope[] = NO_EVENTS;
@@ -102,6 +106,20 @@ export class SceneMember implements SceneAgent {
     return this.privateState;
   }
 
+  get spent(): SceneAgentUsage {
+    return { turns: this.turns, usage: this.tokens === undefined ? { inputTokens: 0, outputTokens: 0, totalTokens: 0 } : { ...this.tokens } };
+  }
+
+  /** Adds the tokens of a finished turn. */
+  spend(usage: Usage): void {
+    if (usage.totalTokens === 0 && usage.inputTokens === 0 && usage.outputTokens === 0 && usage.estimated !== true) return;
+    const tokens = (this.tokens ??= { inputTokens: 0, outputTokens: 0, totalTokens: 0 });
+    tokens.inputTokens += usage.inputTokens;
+    tokens.outputTokens += usage.outputTokens;
+    tokens.totalTokens += usage.totalTokens;
+    if (usage.estimated === true) tokens.estimated = true;
+  }
+
   /** What the scene keeps of this member between turns, as plain data. */
   snapshot(): MemberSnapshot {
     const snapshot: MemberSnapshot = {
@@ -117,6 +135,7 @@ export class SceneMember implements SceneAgent {
     if (this.lastReason !== undefined) snapshot.lastReason = this.lastReason;
     if (this.lastObservation !== undefined) snapshot.lastObservation = this.lastObservation;
     if (this.events !== undefined) snapshot.events = [...this.events];
+    if (this.tokens !== undefined) snapshot.tokens = { ...this.tokens };
     return snapshot;
   }
 
@@ -132,6 +151,7 @@ export class SceneMember implements SceneAgent {
     this.lastObservation = snapshot.lastObservation;
     this.heardUpTo = snapshot.heardUpTo;
     this.events = snapshot.events === undefined ? undefined : [...snapshot.events];
+    this.tokens = snapshot.tokens === undefined ? undefined : { ...snapshot.tokens };
   }
 
   /** Records a trigger; the one closest to the start of a reply chain wins. */

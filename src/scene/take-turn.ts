@@ -40,7 +40,10 @@ export function takeTurn(stage: TurnStage, member: SceneMember, tick: number, do
     // the observation's text but no image bytes, so a member with memory gets them here too.
     const images = member.scripted ? [] : (member.lastObservation?.calls.flatMap(callImages) ?? []);
     const options = images.length > 0 ? { rounds: member.rounds, cause: triggered.id, images } : { rounds: member.rounds, cause: triggered.id };
-    member.runtime.runWith(input, options, (result) => finish(result.reason, result.observation));
+    member.runtime.runWith(input, options, (result) => {
+      member.spend(result.usage);
+      finish(result.reason, result.observation);
+    });
   } catch (error) {
     // A host error (the agent was closed, or run by the host at the same time).
     stage.logger.error({ agent: member.name, err: error }, 'scene turn failed');

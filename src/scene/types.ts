@@ -7,7 +7,7 @@ import type { Bus } from '../bus/bus.js';
 import type { IdSource } from '../bus/ids.js';
 import type { Envelope, Pattern, RunReason, TriggerReason } from '../bus/events.js';
 import type { ScriptedReply } from '../llm/scripted-provider.js';
-import type { Provider } from '../llm/types.js';
+import type { Provider, Usage } from '../llm/types.js';
 import type { SessionLog } from '../record/session-log.js';
 import type { BudgetSnapshot } from '../agent/budget.js';
 import type { PriceTable } from '../llm/prices.js';
@@ -193,7 +193,12 @@ export type SceneAgent = {
   readonly lastReason: RunReason | undefined;
   /** Its own budget (the scene's is `scene.budget`). */
   readonly budget: Budget | undefined;
+  /** What its turns have spent so far. */
+  readonly spent: SceneAgentUsage;
 };
+
+/** What one agent's turns spent: its turns, and the tokens of their model calls (marked `estimated` as a run's are). */
+export type SceneAgentUsage = { turns: number; usage: Usage };
 
 /** Why a scene stopped. */
 export type SceneStopReason = 'ticks' | 'quiet' | 'stopped' | 'budget' | 'signal';
@@ -211,6 +216,11 @@ export type SceneResult = {
   usage: BudgetUsage;
   /** Wall time from `start` to `scene.stopped`, in ms. */
   wallMs: number;
+  /**
+   * What each agent spent, by name (every agent of the scene, retired ones too). Always set by a
+   * scene; optional only so that results written by hand (a `summarize` test) need not list it.
+   */
+  agents?: Record<string, SceneAgentUsage>;
 };
 
 /** What one `scene.step()` did: how many turns ran, and how they ended. */

@@ -9,6 +9,7 @@ const HINTS: Partial<Record<ToolErrorKind, string>> = {
   permission: 'this resource is not accessible to the tool; choose another one or ask for access',
   network: 'a transient network problem; the same call may work later',
   timeout: 'the call took too long; try a smaller request or narrower arguments',
+  rate_limit: 'the service is limiting requests; wait before calling it again',
 };
 
 // Node system error codes (libuv and undici) and what they mean for a tool call.
@@ -21,7 +22,8 @@ const CODE_KINDS: Record<string, ToolErrorKind> = {
   ECONNRESET: 'network',
   ECONNREFUSED: 'network',
   ECONNABORTED: 'network',
-  ETIMEDOUT: 'network',
+  ETIMEDOUT: 'timeout',
+  ESOCKETTIMEDOUT: 'timeout',
   EPIPE: 'network',
   EAI_AGAIN: 'network',
   ENOTFOUND: 'network',
@@ -36,16 +38,27 @@ const STATUS_KINDS: Record<number, ToolErrorKind> = {
   404: 'not_found',
   408: 'timeout',
   410: 'not_found',
-  429: 'network',
+  429: 'rate_limit',
   502: 'network',
   503: 'network',
   504: 'network',
 };
 
+// What an error's words say when it carries no code or status: a shell's or a client's message
+// ("Command timed out after 120000ms", "socket hang up", "429 Too Many Requests"). Checked in order.
+const MESSAGE_KINDS: readonly (readonly [RegExp, ToolErrorKind])[] = [
+  [/\b(?:HTTP|status)\b\W{0,3}(?:code\W{0,3})?429\b|too many requests|rate[ -]?limit(?:ed|ing)?\b/i, 'rate_limit'],
+  [/\btimed?[ -]?out\b|\btimeout\b|\bE(?:SOCKET)?TIMEDOUT\b/i, 'timeout'],
+  [/\b(?:ECONNRESET|ECONNREFUSED|ECONNABORTED|EPIPE|EAI_AGAIN|ENOTFOUND|ENETUNREACH|EHOSTUNREACH)\b|socket hang up|network error/i, 'network'],
+];
+
 /**
  * Turns whatever a tool threw into a `ToolFailure` with a kind and `retryable`: a `ToolError` as thrown;
- * Node codes and HTTP statuses, looked for along the `cause` chain, to `not_found`, `permission`
- * or `network`; `AbortError`/`TimeoutError` to `aborted`/`timeout`; everything else, including
+ * Node codes and HTTP statuses, looked for along the `cause` chain, to `not_found`, `permission`,
+ * `network`, `rate_limit` or `timeout`; `AbortError`/`TimeoutError` to `aborted`/`timeout`; then
+ * the words of the message (or of a thrown string) to `timeout` ("timed out", "timeout",
+ * `ETIMEDOUT`), `network` (`ECONNRESET`, `ECONNREFUSED`, `EAI_AGAIN`, "socket hang up", …) or
+ * `rate_limit` ("429", "too many requests", "rate limit"); everything else, including other
  * non-Error values, to `execution` with a readable message.
  */
 export function classifyError(error: unknown): ToolFailure {
@@ -64,7 +77,7 @@ function classify(error: unknown): ToolFailure {
     return withHint({ kind: error.kind, message, retryable: error.retryable }, error.hint);
   }
   const message = cap(error instanceof Error ? describeError(error) : `tool threw a non-Error value: ${preview(error)}`);
-  const kind = kindFromChain(error);
+  const kind = kindFromChain(error) ?? kindFromWords(error);
   if (kind !== undefined) {
     return withHint({ kind, message, retryable: RETRYABLE_BY_DEFAULT[kind] }, HINTS[kind]);
   }
@@ -78,6 +91,22 @@ function kindFromChain(error: unknown): ToolErrorKind | undefined {
     const found = kindOf(node as Record<string, unknown>);
     if (found !== undefined) return found;
     node = (node as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** The kind the words of a thrown string, or of an error's message (or its causes'), name. */
+function kindFromWords(error: unknown): ToolErrorKind | undefined {
+  let node = error;
+  for (let depth = 0; depth < 5; depth++) {
+    const text = typeof node === 'string' ? node : read(node, 'message');
+    if (typeof text === 'string' && text !== '') {
+      // Long outputs are cut: a match at their start or end is what a failing command prints.
+      const words = text.length > 2_000 ? `${text.slice(0, 1_000)}\n${text.slice(-1_000)}` : text;
+      for (const [pattern, kind] of MESSAGE_KINDS) if (pattern.test(words)) return kind;
+    }
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = read(node, 'cause');
   }
   return undefined;
 }

@@ -10,6 +10,7 @@ import { readParameters } from './read-parameters.js';
 import { resolveSchema, schemaTypes } from './schema-walk.js';
 import { suggestName } from './suggest-name.js';
 import type { ArgsOf, JsonSchema, RetryPolicy, Tool, ToolDefinition, ToolOptions, ToolParameters } from './types.js';
+import { checkRetryPolicy } from './retry-policy.js';
 
 /** What an option left out means (applied by the dispatcher). `concurrency` has none: no per-tool limit. */
 export const TOOL_DEFAULTS = Object.freeze({
@@ -91,7 +92,7 @@ export function defineTool<const TParameters extends ToolParameters, TOutput = u
   }
   if (definition.timeoutMs !== undefined) checkTimeout(definition.timeoutMs, fail);
   if (definition.concurrency !== undefined) checkConcurrency(definition.concurrency, fail);
-  const retry = definition.retry === undefined ? undefined : checkRetry(definition.retry, fail);
+  const retry = definition.retry === undefined ? undefined : checkRetryPolicy(definition.retry, TOOL_DEFAULTS.retry, fail);
 
   const read = readParameters(toolName, definition.parameters);
   const standard = read.standard ?? standardOf.get(definition.parameters as object);
@@ -153,25 +154,6 @@ function checkTimeout(value: unknown, fail: (message: string) => never): void {
 function checkConcurrency(value: unknown, fail: (message: string) => never): void {
   const ok = value === Number.POSITIVE_INFINITY || (typeof value === 'number' && Number.isInteger(value) && value >= 1);
   if (!ok) fail(`concurrency must be an integer ≥ 1 or Infinity, got ${String(value)}`);
-}
-
-function checkRetry(value: unknown, fail: (message: string) => never): Readonly<Required<RetryPolicy>> {
-  if (typeof value !== 'object' || value === null) return fail('retry must be an object like { attempts: 3, backoffMs: 100 }');
-  const policy = value as Partial<RetryPolicy>;
-  for (const key of Object.keys(policy)) {
-    if (!['attempts', 'backoffMs', 'maxBackoffMs'].includes(key)) fail(`retry has an unknown option "${key}"; allowed: attempts, backoffMs, maxBackoffMs`);
-  }
-  const { attempts, backoffMs = TOOL_DEFAULTS.retry.backoffMs, maxBackoffMs = TOOL_DEFAULTS.retry.maxBackoffMs } = policy;
-  if (typeof attempts !== 'number' || !Number.isInteger(attempts) || attempts < 1 || attempts > 100) {
-    fail(`retry.attempts must be an integer from 1 (no retry) to 100, got ${String(attempts)}`);
-  }
-  for (const [key, number] of [['backoffMs', backoffMs], ['maxBackoffMs', maxBackoffMs]] as const) {
-    if (typeof number !== 'number' || !Number.isInteger(number) || number < 0 || number > MAX_TIMER_MS) {
-      fail(`retry.${key} must be an integer from 0 to ${MAX_TIMER_MS}, got ${String(number)}`);
-    }
-  }
-  if (maxBackoffMs < backoffMs) fail(`retry.maxBackoffMs (${maxBackoffMs}) must not be less than retry.backoffMs (${backoffMs})`);
-  return Object.freeze({ attempts: attempts as number, backoffMs, maxBackoffMs });
 }
 
 function checkVerbatim(value: unknown, parameters: JsonSchema, fail: (message: string) => never): readonly string[] | undefined {

@@ -14,12 +14,13 @@ import type { CallDispatcher, Tool, ToolContext, ToolFailure, ToolProgress } fro
 import type { ToolResult } from './result-parts.js';
 import { errorMessage } from '../errors.js';
 
-export const DEFAULT_BACKOFF_MS = 100;
+import { backoff, mayRetry } from './retry-policy.js';
+
+export { backoff, DEFAULT_BACKOFF_MS, DEFAULT_MAX_BACKOFF_MS } from './retry-policy.js';
 
 /** What the model hears of a call that was running when the process stopped, and was not run again. */
 export const INTERRUPTED =
   'the outcome of this call is unknown: it was running when the process stopped, and it may or may not have taken effect; check before calling it again';
-export const DEFAULT_MAX_BACKOFF_MS = 5_000;
 
 /** What every call of one dispatch shares, with the options' defaults filled in. */
 export type DispatchContext = {
@@ -75,7 +76,7 @@ async function continueCall(run: CallRun, pending: Promise<AttemptOutcome> | und
     for (;;) {
       if (retrying) {
         try {
-          await dispatch.sleep(backoff(run.tool, run.attempts), dispatch.scope.signal);
+          await dispatch.sleep(backoff(run.tool, run.attempts, run.retryKind), dispatch.scope.signal);
         } catch {
           // fall through: the stop check below ends the call
         }
@@ -116,7 +117,8 @@ class CallRun implements DispatcherSource {
   args: Args;
   attempts = 0;
   toolLimiter: LimitFunction | undefined = undefined;
-  #maxAttempts = 1;
+  /** The kind of the failure being retried: its delays apply. */
+  retryKind: ToolFailure['kind'] | undefined = undefined;
   #timeoutMs = 0;
   #firstStart: number | undefined = undefined;
   #attemptStart = 0;
@@ -135,7 +137,6 @@ class CallRun implements DispatcherSource {
     const { tool, dispatch } = this;
     this.args = freezeArgs(this.call.args);
     this.toolLimiter = toolLimiter(dispatch.toolLimiters, tool.name, tool.concurrency);
-    if (tool.readOnly === true || tool.idempotent === true) this.#maxAttempts = Math.max(1, Math.floor(tool.retry?.attempts ?? 1));
     this.#timeoutMs = tool.timeoutMs ?? dispatch.defaultTimeoutMs;
   }
 
@@ -219,11 +220,12 @@ class CallRun implements DispatcherSource {
       const data: TroupeEvents['tool.completed'] = { callId, name, args, output, durationMs, attempt: attempts };
       if (isToolResult(output)) data.parts = describeParts(output);
       dispatch.options.publish('tool.completed', data);
-      return { callId, name, args, status: 'completed', output, durationMs: totalMs, attempts };
+      return { callId, name, args, status: 'completed', output, durationMs: totalMs, attempts, startedAt: this.#firstStart! };
     }
     const failure = outcome.failure;
     dispatch.options.publish('tool.failed', { callId, name, args, error: failure, attempt: attempts, durationMs });
-    if (!failure.retryable || failure.kind === 'aborted' || attempts >= this.#maxAttempts) return this.result(failure, totalMs);
+    if (!mayRetry(this.tool, failure, attempts)) return this.result(failure, totalMs);
+    this.retryKind = failure.kind;
     return undefined;
   }
 
@@ -246,7 +248,9 @@ class CallRun implements DispatcherSource {
 
   result(failure: ToolFailure, durationMs: number): CallResult {
     const { callId, name } = this.call;
-    return { callId, name, args: this.args, status: 'failed', error: failure, durationMs, attempts: this.attempts };
+    const result: CallResult = { callId, name, args: this.args, status: 'failed', error: failure, durationMs, attempts: this.attempts };
+    if (this.#firstStart !== undefined) result.startedAt = this.#firstStart;
+    return result;
   }
 
   dispatcherFor(signal: AbortSignal): CallDispatcher {
@@ -356,11 +360,4 @@ function checkedResult(name: string, result: ToolResult): AttemptOutcome {
   const checked = checkToolResult(result);
   if (checked.ok) return { ok: true, output: checked.value };
   return { ok: false, failure: { kind: 'execution', message: `tool "${name}" returned a malformed result: ${checked.problem}`, retryable: false } };
-}
-
-/** Delay before attempt `attempt + 1`: `backoffMs` doubled per attempt, capped by `maxBackoffMs`. */
-export function backoff(tool: Pick<Tool, 'retry'>, attempt: number): number {
-  const base = tool.retry?.backoffMs ?? DEFAULT_BACKOFF_MS;
-  const cap = tool.retry?.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS;
-  return Math.min(base * 2 ** (attempt - 1), cap);
 }

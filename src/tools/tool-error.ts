@@ -5,6 +5,7 @@ export const RETRYABLE_BY_DEFAULT: Readonly<Record<ToolErrorKind, boolean>> = Ob
   execution: false,
   timeout: true,
   network: true,
+  rate_limit: true,
   permission: false,
   not_found: false,
   aborted: false,
@@ -15,7 +16,10 @@ export const RETRYABLE_BY_DEFAULT: Readonly<Record<ToolErrorKind, boolean>> = Ob
 export type ToolErrorOptions = {
   /** Default `execution`. */
   kind?: ToolErrorKind;
-  /** Default: `RETRYABLE_BY_DEFAULT[kind]` (true for `network` and `timeout`). */
+  /**
+   * Default: `RETRYABLE_BY_DEFAULT[kind]` (true for `network`, `rate_limit` and `timeout`). `true`
+   * lets even an `execution` failure be retried — by a `readOnly` or `idempotent` tool only.
+   */
   retryable?: boolean;
   /** What the model could do about it, shown in the observation. */
   hint?: string;

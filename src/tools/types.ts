@@ -10,14 +10,21 @@ import type { FromJsonSchema } from './infer-json-schema.js';
 export type { ToolErrorKind, ToolFailure, ToolProgress } from '../bus/event-data.js';
 
 /** The result of one call, in the model's order; `args` is the frozen copy the tool received. */
-export type CallResult =
+export type CallResult = (
   | { callId: string; name: string; args: Args; status: 'completed'; output: unknown; durationMs: number; attempts: number }
-  | { callId: string; name: string; args: Args; status: 'failed'; error: ToolFailure; durationMs: number; attempts: number };
+  | { callId: string; name: string; args: Args; status: 'failed'; error: ToolFailure; durationMs: number; attempts: number }
+) & {
+  /** The dispatch `clock`'s reading when the first attempt started (absent when none did); the last ended `durationMs` later. */
+  startedAt?: number;
+};
 
 /** A JSON Schema object as plain data. Tool parameters must be `{ type: 'object', … }`. */
 export type JsonSchema = { [key: string]: unknown };
 
-/** How a failing call is retried. Writers retry only when the tool is `idempotent`. */
+import type { ToolRetryPolicy } from './retry-policy.js';
+export type { KindRetry, RetryKind, ToolRetryPolicy } from './retry-policy.js';
+
+/** Attempts and delays of a retry (a model call's, `modelRetry`; a tool's is `ToolRetryPolicy`). */
 export type RetryPolicy = {
   /** Total attempts including the first (default 1: no retry). */
   attempts: number;
@@ -137,8 +144,11 @@ export type ToolOptions<TArgs extends Args = Args, TOutput = unknown> = {
   readOnly?: boolean;
   /** Per-attempt time limit; the signal aborts when it passes (default 30 s; 0 disables). */
   timeoutMs?: number;
-  /** Retry policy for retryable failures (default: no retry). */
-  retry?: RetryPolicy;
+  /**
+   * Retry policy for retryable failures (default: no retry), with attempts and delays per kind of
+   * failure if wanted (`byKind`). Only `readOnly` or `idempotent` tools are retried (docs/dispatch.md).
+   */
+  retry?: ToolRetryPolicy;
   /** Safe to run twice: writers are retried only when this is true. */
   idempotent?: boolean;
   /** Park the agent for approval before running: always, or when the predicate says so. */

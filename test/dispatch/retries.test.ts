@@ -60,7 +60,7 @@ describe('dispatchCalls: retries', () => {
     await vi.advanceTimersByTimeAsync(10_000);
     const [result] = await turn;
     expect(attempts()).toBe(3);
-    expect(result).toMatchObject({ status: 'failed', attempts: 3, error: { kind: 'network', retryable: true } });
+    expect(result).toMatchObject({ status: 'failed', attempts: 3, error: { kind: 'rate_limit', retryable: true } });
   });
 
   it('does not retry non-retryable failures', async () => {

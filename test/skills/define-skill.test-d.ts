@@ -28,7 +28,7 @@ test('each body gives a Tool with the output it produces', () => {
 test('a step result narrows on its status', () => {
   const result = {} as StepResult;
   if (result.status === 'completed') expectTypeOf(result.output).toBeUnknown();
-  if (result.status === 'failed') expectTypeOf(result.error.kind).toEqualTypeOf<'execution' | 'timeout' | 'network' | 'permission' | 'not_found' | 'aborted' | 'unknown'>();
+  if (result.status === 'failed') expectTypeOf(result.error.kind).toEqualTypeOf<'execution' | 'timeout' | 'network' | 'rate_limit' | 'permission' | 'not_found' | 'aborted' | 'unknown'>();
   // @ts-expect-error: only a rejected step has issues
   if (result.status === 'failed') void result.issues;
 });

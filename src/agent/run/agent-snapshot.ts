@@ -85,6 +85,13 @@ export function readSnapshot(agent: string, snapshot: unknown): AgentParts {
   if (run !== undefined && (typeof run !== 'object' || !Array.isArray(run.messages) || typeof run.round !== 'number' || typeof run.outcome !== 'object')) {
     return fail('its run is not a run state');
   }
+  // Snapshots taken before runs kept their full records: the records start empty there.
+  if (run !== undefined) {
+    run.calls ??= [];
+    run.modelCalls ??= [];
+    const answered = run.messages.findIndex((message) => message.role === 'assistant');
+    run.contextLength ??= answered === -1 ? run.messages.length : answered;
+  }
   if (value.random !== undefined && !(Array.isArray(value.random) && value.random.every(Number.isSafeInteger))) return fail('its generator state is not a list of integers');
   return {
     state: value.state,

@@ -14,7 +14,17 @@ export function runResult(run: RunState, reason: RunReason, now: number): { resu
     usage: run.usage,
     history: run.history,
   };
-  const result: RunResult = { reason, text: run.text, rounds: run.round, calls: run.history, usage: run.usage, stats };
+  const result: RunResult = {
+    reason,
+    text: run.text,
+    rounds: run.round,
+    calls: run.calls,
+    modelCalls: run.modelCalls,
+    messages: run.messages,
+    contextLength: run.contextLength,
+    usage: run.usage,
+    stats,
+  };
   const data: TroupeEvents['agent.finished'] = { reason, text: run.text, rounds: run.round, stats };
   if (run.output !== undefined) result.output = run.output;
   if (run.error !== undefined) result.error = data.error = run.error;

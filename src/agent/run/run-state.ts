@@ -4,6 +4,7 @@ import type { CallRejection, Issue, MalformedProblem, ParsedOutput, ToolCall } f
 import type { CallResult } from '../../tools/dispatch-calls.js';
 import type { BudgetRefusal } from '../budget.js';
 import type { ObservedCall, RepairedNote } from '../observation-text.js';
+import type { CallHistoryEntry, ModelCallRecord } from './run-record.js';
 
 /**
  * Where one approval stands: the same record serves a call's approval and its result's.
@@ -44,7 +45,7 @@ export type RoundOutcome =
   | { kind: 'uncalled'; tool?: string }
   /** A final answer that is not JSON, or does not match the `output` schema. */
   | { kind: 'invalid_output'; issues: Issue[] }
-  | { kind: 'rejected'; rejection: CallRejection; callCount: number }
+  | { kind: 'rejected'; rejection: CallRejection; callCount: number; recorded?: true }
   | { kind: 'calls'; calls: RoundCall[]; repaired?: RepairedNote; recorded?: true };
 
 /** An observation the model has not seen yet: the last round's outcome at the end of a turn. */
@@ -72,7 +73,14 @@ export type RunState = {
   /** The next (or current) deliberation is the final-answer nudge. */
   nudging: boolean;
   usage: Usage;
+  /** The call history as `agent.finished` carries it. */
   history: CallRecord[];
+  /** The same calls in full (arguments, outputs, errors, times), and the rejected ones: `result.calls`. */
+  calls: CallHistoryEntry[];
+  /** One record per model call: `result.modelCalls`. */
+  modelCalls: ModelCallRecord[];
+  /** How many of `messages` the run started with (system prompt, kept history, input). */
+  contextLength: number;
   dispatched: number;
   /**
    * When the current round's model call was sent (set until the model answers). A run continued
@@ -119,6 +127,9 @@ export function newRunState(number: number, messages: ChatMessage[], startedAt: 
     nudging: false,
     usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
     history: [],
+    calls: [],
+    modelCalls: [],
+    contextLength: messages.length,
     dispatched: 0,
     outcome: NO_OUTCOME,
     text: '',

@@ -6,6 +6,7 @@ import { addUsage, ONE_MODEL_CALL, usageSpend } from '../budget.js';
 import { pricedUsage } from '../../llm/prices.js';
 import { withUsage } from '../estimate-usage.js';
 import { callModel } from '../call-model.js';
+import type { ModelCallRecord } from '../run/run-record.js';
 import { NO_OUTCOME, type RunState } from '../run/run-state.js';
 import { streamModel, type StreamedReply } from '../stream-model.js';
 import { refusedByBudget } from './checkpoint.js';
@@ -128,12 +129,14 @@ function responded(response: ModelResponse, run: RunState, config: AgentConfig, 
     const spend = usageSpend(response.usage);
     for (const budget of config.budgets) budget.charge(spend);
   }
+  const answeredAt = port.now();
   const data: TroupeEvents['llm.response'] = {
     round: run.round,
     text: response.text,
     finishReason: response.finishReason,
-    latencyMs: port.now() - run.askedAt!,
+    latencyMs: answeredAt - run.askedAt!,
   };
+  run.modelCalls.push(modelCallRecord(run, answeredAt, response));
   if (response.toolCalls !== undefined) data.toolCalls = response.toolCalls;
   if (response.stopSequence !== undefined) data.stopSequence = response.stopSequence;
   if (response.passed === true) data.passed = true;
@@ -142,6 +145,15 @@ function responded(response: ModelResponse, run: RunState, config: AgentConfig, 
   run.askedMessages = undefined;
   run.cause = port.publish('llm.response', data).id;
   return 'model.responded';
+}
+
+/** The round's entry in `result.modelCalls`: one literal, whatever it holds (a crowd makes one per turn). */
+function modelCallRecord(run: RunState, endedAt: number, response: ModelResponse): ModelCallRecord {
+  const { round, askedAt } = run;
+  const startedAt = askedAt!;
+  const { finishReason, usage } = response;
+  const latencyMs = endedAt - startedAt;
+  return run.nudging ? { round, nudge: true, startedAt, endedAt, latencyMs, finishReason, usage } : { round, startedAt, endedAt, latencyMs, finishReason, usage };
 }
 
 /** What the model was sent this round, as far as counting its tokens goes. */

@@ -1,3 +1,4 @@
+import type { CallRecord } from '../../bus/event-data.js';
 import type { ChatMessage, MessageImage } from '../../llm/types.js';
 import type { AgentConfig } from '../agent-config.js';
 import {
@@ -11,6 +12,7 @@ import {
   type ObservedCall,
   type RoundReport,
 } from '../observation-text.js';
+import { ranEntry } from '../run/run-record.js';
 import type { RunState } from '../run/run-state.js';
 import type { StagePort } from './stage-port.js';
 
@@ -29,6 +31,11 @@ export function observe(run: RunState, config: AgentConfig, port: StagePort): vo
   } else if (outcome.kind === 'malformed' || outcome.kind === 'empty' || outcome.kind === 'uncalled' || outcome.kind === 'invalid_output' || outcome.kind === 'rejected') {
     report = outcome;
     run.corrections++;
+    if (outcome.kind === 'rejected' && outcome.recorded !== true) {
+      const { callId, name } = outcome.rejection;
+      run.calls.push({ callId, name, round: run.round, outcome: 'rejected', durationMs: 0, attempts: 0, rejection: outcome.rejection });
+      outcome.recorded = true;
+    }
     if (outcome.kind === 'malformed') run.lastIssues = [{ category: outcome.problem.category, message: outcome.problem.message }];
     else if (outcome.kind === 'invalid_output') run.lastIssues = outcome.issues;
   } else {
@@ -82,7 +89,10 @@ export function recordCalls(run: RunState): ObservedCall[] {
     const { approval, result, resultApproval } = entry;
     if (approval?.status === 'decided' && !approval.approved) {
       observed.push({ status: 'denied', callId, name, reason: approval.reason });
-      if (outcome.recorded !== true) run.history.push({ callId, name, round: run.round, outcome: 'denied', durationMs: 0, attempts: 0 });
+      if (outcome.recorded !== true) {
+        run.history.push({ callId, name, round: run.round, outcome: 'denied', durationMs: 0, attempts: 0 });
+        run.calls.push({ callId, name, round: run.round, outcome: 'denied', durationMs: 0, attempts: 0, args: entry.call.args, reason: approval.reason });
+      }
       continue;
     }
     if (result === undefined) continue;
@@ -91,14 +101,18 @@ export function recordCalls(run: RunState): ObservedCall[] {
       // The call ran; the model hears only that its result was withheld, and why.
       observed.push({ status: 'result_rejected', callId, name, reason: resultApproval.reason });
       if (outcome.recorded !== true) {
-        run.history.push({ callId, name, round: run.round, outcome: 'result_rejected', durationMs: result.durationMs, attempts: result.attempts });
+        const record: CallRecord = { callId, name, round: run.round, outcome: 'result_rejected', durationMs: result.durationMs, attempts: result.attempts };
+        run.history.push(record);
+        run.calls.push(ranEntry(record, result, resultApproval.reason));
       }
       continue;
     }
     observed.push(result);
     if (outcome.recorded !== true) {
       const ended = result.status === 'completed' ? 'completed' : result.error.kind === 'aborted' ? 'aborted' : 'failed';
-      run.history.push({ callId, name, round: run.round, outcome: ended, durationMs: result.durationMs, attempts: result.attempts });
+      const record: CallRecord = { callId, name, round: run.round, outcome: ended, durationMs: result.durationMs, attempts: result.attempts };
+      run.history.push(record);
+      run.calls.push(ranEntry(record, result));
     }
   }
   outcome.recorded = true;
