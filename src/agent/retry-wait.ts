@@ -36,6 +36,8 @@ export function retryWait(askedMs: number | undefined, maxRetryAfterMs: number):
 export function formatWait(ms: number): string {
   if (!Number.isFinite(ms)) return 'an unbounded time';
   if (ms < 1_000) return `${Math.round(ms)} ms`;
+  // To the second first: a wait counted down from a clock (3,599,999 ms) still reads as `1 h`.
+  ms = Math.round(ms / 1_000) * 1_000;
   const units: [number, string][] = [
     [86_400_000, 'd'],
     [3_600_000, 'h'],
