@@ -203,7 +203,8 @@ export class LogWriter {
     this.syncing = true;
     this.fs.fsync(this.fd, (error) => {
       this.syncing = false;
-      // Closed meanwhile: `close` forced the file to disk itself, and settled every waiter.
+      // Closed meanwhile (`closeSync`; `close` waits for `idle()` first): `close` forced the file
+      // to disk itself and settled every waiter, so the outcome of this one no longer matters.
       if (this.failureValue === undefined && !this.closed) {
         if (error) this.fail(error, 'at an fsync');
         else {
