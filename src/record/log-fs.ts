@@ -2,15 +2,19 @@ import * as nodeFs from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
- * The synchronous file operations the session log uses. Tests inject failures through
+ * The file operations the session log uses: synchronous ones, and `fsync`, which forces the log
+ * to disk on libuv's thread pool while the event loop goes on. Tests inject failures through
  * `SessionLogOptions.fs` (a write that throws `ENOSPC`, for one), since a read-only directory
- * does not stop root.
+ * does not stop root. An injected `fsyncSync` without an `fsync` serves both: the asynchronous
+ * one calls it at the event loop's next turn.
  */
 export type LogFs = {
   openSync: typeof nodeFs.openSync;
   writeSync: (fd: number, buffer: Uint8Array, offset: number, length: number) => number;
   readSync: (fd: number, buffer: Uint8Array, offset: number, length: number, position: number) => number;
   fsyncSync: typeof nodeFs.fsyncSync;
+  /** Calls back once everything written to `fd` before the call is on disk. */
+  fsync: (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => void;
   fstatSync: (fd: number) => { size: number };
   closeSync: typeof nodeFs.closeSync;
   /** Non-recursive; `ensureDir` walks up. */
@@ -22,11 +26,25 @@ export type LogFs = {
 
 /** `node:fs` with some operations replaced. */
 export function logFs(overrides: Partial<LogFs> = {}): LogFs {
+  const fsyncSync = overrides.fsyncSync;
   return {
     openSync: nodeFs.openSync,
     writeSync: (fd, buffer, offset, length) => nodeFs.writeSync(fd, buffer, offset, length),
     readSync: (fd, buffer, offset, length, position) => nodeFs.readSync(fd, buffer, offset, length, position),
     fsyncSync: nodeFs.fsyncSync,
+    fsync:
+      fsyncSync === undefined
+        ? (fd, callback) => nodeFs.fsync(fd, callback)
+        : (fd, callback) =>
+            realSetImmediate(() => {
+              let failure: NodeJS.ErrnoException | null = null;
+              try {
+                fsyncSync(fd);
+              } catch (error) {
+                failure = error as NodeJS.ErrnoException;
+              }
+              callback(failure);
+            }),
     fstatSync: (fd) => nodeFs.fstatSync(fd),
     closeSync: nodeFs.closeSync,
     mkdirSync: (path) => nodeFs.mkdirSync(path, 0o755),
@@ -36,6 +54,9 @@ export function logFs(overrides: Partial<LogFs> = {}): LogFs {
     ...overrides,
   };
 }
+
+// Taken when the module loads: a test that fakes timers must not hold an injected fsync back.
+const realSetImmediate = setImmediate;
 
 /** Writes all of `text` and returns its size in bytes: one `writeSync` for a regular file, looping only on a short write. */
 export function writeAll(fs: LogFs, fd: number, text: string | Uint8Array): number {
