@@ -3,7 +3,15 @@
  * knows, and the meta-schema checks every tool's `parameters` must pass before it is compiled.
  */
 import { createRequire } from 'node:module';
-import { Ajv, type AnySchemaObject, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import type { Ajv, AnySchemaObject, ErrorObject, Options, ValidateFunction } from 'ajv';
+
+// AJV is some sixty CommonJS modules: loaded at the first tool definition rather than at
+// `import('troupe')`, which keeps the import fast for code that only reads the types or the bus.
+const require = createRequire(import.meta.url);
+let AjvClass: typeof Ajv | undefined;
+function ajvClass(): typeof Ajv {
+  return (AjvClass ??= (require('ajv') as { Ajv: typeof Ajv }).Ajv);
+}
 import type { JsonSchema } from './types.js';
 
 
@@ -57,7 +65,7 @@ const formats: NonNullable<Options['formats']> = {
  * `checkMetaSchemas` has already run it, with validators compiled once for the whole process.
  */
 export function createAjv(overrides?: Pick<Options, 'allErrors'>): Ajv {
-  return new Ajv({ ...AJV_OPTIONS, ...overrides, validateSchema: false, formats });
+  return new (ajvClass())({ ...AJV_OPTIONS, ...overrides, validateSchema: false, formats });
 }
 
 // The checker compiles the two meta-schemas once, at the first tool definition rather than at
@@ -67,8 +75,8 @@ let metaValidators: { draft07: ValidateFunction; secure: ValidateFunction } | un
 
 function metaSchemas(): { draft07: ValidateFunction; secure: ValidateFunction } {
   if (metaValidators === undefined) {
-    const secureMetaSchema = createRequire(import.meta.url)('ajv/lib/refs/json-schema-secure.json') as AnySchemaObject;
-    const checker = new Ajv({ strict: false, allErrors: false, validateFormats: false });
+    const secureMetaSchema = require('ajv/lib/refs/json-schema-secure.json') as AnySchemaObject;
+    const checker = new (ajvClass())({ strict: false, allErrors: false, validateFormats: false });
     metaValidators = { draft07: checker.getSchema('http://json-schema.org/draft-07/schema') as ValidateFunction, secure: checker.compile(secureMetaSchema) };
   }
   return metaValidators;
