@@ -85,10 +85,9 @@ export function readSnapshot(agent: string, snapshot: unknown): AgentParts {
   if (run !== undefined && (typeof run !== 'object' || !Array.isArray(run.messages) || typeof run.round !== 'number' || typeof run.outcome !== 'object')) {
     return fail('its run is not a run state');
   }
-  // Snapshots taken before runs kept their full records: the records start empty there.
+  // Snapshots taken before runs kept their full records: the records start empty there (the
+  // lists themselves are made at their first entry).
   if (run !== undefined) {
-    run.calls ??= [];
-    run.modelCalls ??= [];
     const answered = run.messages.findIndex((message) => message.role === 'assistant');
     run.contextLength ??= answered === -1 ? run.messages.length : answered;
   }

@@ -23,5 +23,9 @@ export function openingMessages(config: AgentConfig, input: unknown, options: Ru
   const user = messages[messages.length - 1] as ChatMessage & { role: 'user' };
   if (images !== undefined && images.value.length > 0 && config.provider.accepts?.imagesInUserMessages === true) user.images = images.value;
   const system = config.systemMessage;
-  return system === undefined ? messages : [system, ...messages];
+  if (system === undefined) return messages;
+  // A literal of two for the common case: a spread's array keeps spare room, which a crowd of
+  // agents parked at their first model call would each hold.
+  if (messages.length === 1) return [system, user];
+  return [system, ...messages];
 }

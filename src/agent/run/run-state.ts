@@ -75,10 +75,13 @@ export type RunState = {
   usage: Usage;
   /** The call history as `agent.finished` carries it. */
   history: CallRecord[];
-  /** The same calls in full (arguments, outputs, errors, times), and the rejected ones: `result.calls`. */
-  calls: CallHistoryEntry[];
-  /** One record per model call: `result.modelCalls`. */
-  modelCalls: ModelCallRecord[];
+  /**
+   * The same calls in full (arguments, outputs, errors, times), and the rejected ones:
+   * `result.calls`. Made at the first call: a crowd parked at its first model call holds none.
+   */
+  calls?: CallHistoryEntry[];
+  /** One record per model call: `result.modelCalls`; made at the first answer. */
+  modelCalls?: ModelCallRecord[];
   /** How many of `messages` the run started with (system prompt, kept history, input). */
   contextLength: number;
   dispatched: number;
@@ -127,8 +130,6 @@ export function newRunState(number: number, messages: ChatMessage[], startedAt: 
     nudging: false,
     usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
     history: [],
-    calls: [],
-    modelCalls: [],
     contextLength: messages.length,
     dispatched: 0,
     outcome: NO_OUTCOME,

@@ -136,7 +136,7 @@ function responded(response: ModelResponse, run: RunState, config: AgentConfig, 
     finishReason: response.finishReason,
     latencyMs: answeredAt - run.askedAt!,
   };
-  run.modelCalls.push(modelCallRecord(run, answeredAt, response));
+  (run.modelCalls ??= []).push(modelCallRecord(run, answeredAt, response));
   if (response.toolCalls !== undefined) data.toolCalls = response.toolCalls;
   if (response.stopSequence !== undefined) data.stopSequence = response.stopSequence;
   if (response.passed === true) data.passed = true;

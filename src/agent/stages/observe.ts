@@ -33,7 +33,7 @@ export function observe(run: RunState, config: AgentConfig, port: StagePort): vo
     run.corrections++;
     if (outcome.kind === 'rejected' && outcome.recorded !== true) {
       const { callId, name } = outcome.rejection;
-      run.calls.push({ callId, name, round: run.round, outcome: 'rejected', durationMs: 0, attempts: 0, rejection: outcome.rejection });
+      (run.calls ??= []).push({ callId, name, round: run.round, outcome: 'rejected', durationMs: 0, attempts: 0, rejection: outcome.rejection });
       outcome.recorded = true;
     }
     if (outcome.kind === 'malformed') run.lastIssues = [{ category: outcome.problem.category, message: outcome.problem.message }];
@@ -91,7 +91,7 @@ export function recordCalls(run: RunState): ObservedCall[] {
       observed.push({ status: 'denied', callId, name, reason: approval.reason });
       if (outcome.recorded !== true) {
         run.history.push({ callId, name, round: run.round, outcome: 'denied', durationMs: 0, attempts: 0 });
-        run.calls.push({ callId, name, round: run.round, outcome: 'denied', durationMs: 0, attempts: 0, args: entry.call.args, reason: approval.reason });
+        (run.calls ??= []).push({ callId, name, round: run.round, outcome: 'denied', durationMs: 0, attempts: 0, args: entry.call.args, reason: approval.reason });
       }
       continue;
     }
@@ -103,7 +103,7 @@ export function recordCalls(run: RunState): ObservedCall[] {
       if (outcome.recorded !== true) {
         const record: CallRecord = { callId, name, round: run.round, outcome: 'result_rejected', durationMs: result.durationMs, attempts: result.attempts };
         run.history.push(record);
-        run.calls.push(ranEntry(record, result, resultApproval.reason));
+        (run.calls ??= []).push(ranEntry(record, result, resultApproval.reason));
       }
       continue;
     }
@@ -112,7 +112,7 @@ export function recordCalls(run: RunState): ObservedCall[] {
       const ended = result.status === 'completed' ? 'completed' : result.error.kind === 'aborted' ? 'aborted' : 'failed';
       const record: CallRecord = { callId, name, round: run.round, outcome: ended, durationMs: result.durationMs, attempts: result.attempts };
       run.history.push(record);
-      run.calls.push(ranEntry(record, result));
+      (run.calls ??= []).push(ranEntry(record, result));
     }
   }
   outcome.recorded = true;
