@@ -1,5 +1,6 @@
 import { cpus } from 'node:os';
 import { benchAgentRun } from './agent-run.bench.js';
+import { benchCreateAgent } from './create-agent.bench.js';
 import { benchCrowd } from './crowd.bench.js';
 import { benchImportTime } from './import-time.bench.js';
 import type { Row } from './measure.js';
@@ -22,6 +23,8 @@ const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const BENCHES: readonly Bench[] = [
   { name: 'import', run: (quick) => benchImportTime(quick ? 5 : 11) },
   { name: 'agent-run', run: (quick) => benchAgentRun(quick ? 2_000 : 20_000) },
+  // A new agent per run, against the AI SDK's generateText doing the same exchange.
+  { name: 'create-agent', run: (quick) => benchCreateAgent(quick ? 2_000 : 20_000) },
   { name: 'statechart', run: (quick) => benchStatechart(quick ? 2_000 : 20_000) },
   { name: 'stream', run: (quick) => benchStreamParse(quick ? [1_000, 100_000] : [1_000, 100_000, 1_000_000]) },
   { name: 'parked', run: (quick) => benchParkedAgents(quick ? 1_000 : 10_000) },
