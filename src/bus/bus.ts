@@ -58,6 +58,24 @@ const mitt: MittFactory =
   (mittModule as unknown as { default?: MittFactory }).default ?? (mittModule as unknown as MittFactory);
 
 /**
+ * The channel keys an event of `type` is emitted on: its own, each `prefix.*` and `**`. The same
+ * for every bus, so one cache serves them all (a crowd makes a bus per agent).
+ */
+const channelsOf = new Map<string, readonly string[]>();
+function channels(type: string): readonly string[] {
+  let keys = channelsOf.get(type);
+  if (keys === undefined) {
+    const list = [type];
+    for (let dot = type.lastIndexOf('.'); dot > 0; dot = type.lastIndexOf('.', dot - 1)) list.push(`${type.slice(0, dot)}.*`);
+    list.push(ALL);
+    keys = Object.freeze(list);
+    // Event types are few (the catalogue, plus what hosts emit): a bound keeps a host that makes up types from growing it forever.
+    if (channelsOf.size < 10_000) channelsOf.set(type, keys);
+  }
+  return keys;
+}
+
+/**
  * Creates a bus. Subscribers that throw never stop delivery to the others nor the publisher:
  * the error is published as `bus.error`.
  *
@@ -74,22 +92,8 @@ export function createBus(options: BusOptions = {}): Bus {
   // mitt does the bookkeeping; every channel key gets the envelope. Wildcards are our own keys
   // (`tool.*`, `**`): mitt's own `*` would fire again on every prefix channel, with other arguments.
   const emitter: Emitter<Channels> = mitt<Channels>();
-  const channelsOf = new Map<string, string[]>();
   let subscriberCount = 0;
   let reporting = false;
-
-  const channels = (type: string): string[] => {
-    let keys = channelsOf.get(type);
-    if (keys === undefined) {
-      keys = [type];
-      for (let dot = type.lastIndexOf('.'); dot > 0; dot = type.lastIndexOf('.', dot - 1)) {
-        keys.push(`${type.slice(0, dot)}.*`);
-      }
-      keys.push(ALL);
-      channelsOf.set(type, keys);
-    }
-    return keys;
-  };
 
   const report = (error: unknown, event: Envelope): void => {
     options.onSubscriberError?.(error, event);
