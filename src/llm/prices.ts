@@ -19,12 +19,13 @@ export type ModelPrice = {
 /** Prices by model name, as the provider names it (`provider.model`; for a provider without one, its `name`). */
 export type PriceTable = Readonly<Record<string, ModelPrice>>;
 
-/** The date the default prices were read from the providers' price pages. */
+/** When the default table was written: the list prices troupe knew then, not read live from the providers. */
 export const PRICES_TAKEN = '2026-11-28';
 
 /**
- * List prices of a few current models of the providers troupe ships adapters for, as published on
- * `PRICES_TAKEN` (standard tier: no batch discount, no cached-input discount). A dated model name
+ * List prices of a few widely used models of the providers troupe ships adapters for, as troupe
+ * knew them on `PRICES_TAKEN` (standard tier: no batch discount, no cached-input discount). They
+ * are defaults to start from, not a feed: check them against your provider's price page. A dated model name
  * (`gpt-4.1-2025-04-14`, `claude-haiku-4-5-20251001`) takes the price of its undated name.
  */
 export const DEFAULT_PRICES: PriceTable = Object.freeze({
@@ -41,8 +42,6 @@ export const DEFAULT_PRICES: PriceTable = Object.freeze({
   'claude-opus-4-5': { input: 5, output: 25 },
   'claude-sonnet-4-5': { input: 3, output: 15 },
   'claude-haiku-4-5': { input: 1, output: 5 },
-  'claude-opus-5': { input: 5, output: 25 },
-  'claude-sonnet-5': { input: 2, output: 10 },
   // Google
   'gemini-2.5-pro': { input: 1.25, output: 10, longPrompt: { above: 200_000, input: 2.5, output: 15 } },
   'gemini-2.5-flash': { input: 0.3, output: 2.5 },
