@@ -8,12 +8,12 @@ import { ProviderError } from '../llm/provider-error.js';
 import type { Provider } from '../llm/types.js';
 import type { SceneModel, SceneResult } from '../scene/types.js';
 import type { RecordedAttempt } from '../tools/dispatch-options.js';
-import { readLogTail } from './log-reader.js';
+
 import { replayable } from './log-segments.js';
 import { recordedProvider } from './recorded-provider.js';
 import { createRedactor } from './redact.js';
 import { ReplayDriver, type Divergence } from './replay-driver.js';
-import { checkHash, checkSceneName, describeDivergence, readRecipeAt, recipeModel, recordedScene, refuser, type RebuildOptions } from './resume-scene.js';
+import { checkHash, checkSceneName, describeDivergence, readRecipeAt, recipeModel, recordedScene, refuser, untamperedTail, type RebuildOptions } from './resume-scene.js';
 import type { SessionLog } from './session-log.js';
 
 /** The options of `replayScene`. */
@@ -57,11 +57,7 @@ export async function replayScene(logPath: string, options: ReplaySceneOptions):
   const refuse = refuser('replay', path);
   const { recipe, header, start, text } = readRecipeAt(path, refuse);
   checkHash(recipe, options.definitionHash, refuse);
-  const read = readLogTail(path, header, start);
-  if (read.tampered.length > 0) {
-    const first = read.tampered[0]!;
-    return refuse(`line ${first.lineNumber} does not match its checksum: the log was changed by hand (${first.reason})`);
-  }
+  const read = untamperedTail(path, header, start, refuse);
   const plan = replayable(read.events, read.lines);
   const driver = new ReplayDriver('replay', plan.events, plan.lines, createRedactor({ secrets: options.redact ?? [] }), sequentialIds(`${recipe.scene}-replay`));
   const interrupted = interruptedAttempts(plan.events);

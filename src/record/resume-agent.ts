@@ -6,12 +6,12 @@ import { createBus } from '../bus/bus.js';
 import type { Envelope } from '../bus/events.js';
 import { sequentialIds } from '../bus/ids.js';
 import { TroupeError } from '../errors.js';
-import { readLogStart, readLogTail } from './log-reader.js';
+import { readLogStart } from './log-reader.js';
 import { replayable } from './log-segments.js';
 import { recordedProvider } from './recorded-provider.js';
 import { createRedactor } from './redact.js';
 import { ReplayDriver, type ReplayTarget } from './replay-driver.js';
-import { describeDivergence, firstOpened, refuser } from './resume-scene.js';
+import { describeDivergence, firstOpened, refuser, untamperedTail } from './resume-scene.js';
 import { createSessionLog, type SessionLog, type SessionLogOptions } from './session-log.js';
 
 /** The options of `resumeAgent`: the agent's own, as it was made when the log was written. */
@@ -53,11 +53,7 @@ export async function resumeAgent(logPath: string, options: ResumeAgentOptions):
   const { header, start, text } = readLogStart(path);
   // The run this resume continues, named in its `log.opened` as a scene's resume names it.
   const resumes = firstOpened(text)?.data.run;
-  const tail = readLogTail(path, header, start);
-  if (tail.tampered.length > 0) {
-    const first = tail.tampered[0]!;
-    return refuse(`line ${first.lineNumber} does not match its checksum: the log was changed by hand (${first.reason})`);
-  }
+  const tail = untamperedTail(path, header, start, refuse);
   const plan = replayable(tail.events, tail.lines);
   if (plan.events.some((event) => event.type === 'scene.started')) return refuse('it records a scene: continue it with resumeScene (troupe resume)');
   const runs = plan.events.filter((event): event is Envelope<'run.started'> => event.type === 'run.started' && event.agent === options.name);

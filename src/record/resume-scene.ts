@@ -12,7 +12,8 @@ import type { SceneDefinition } from '../scene/define-scene.js';
 import type { Scene, SceneModel, SceneResult } from '../scene/types.js';
 import type { Tool } from '../tools/types.js';
 import { latestCheckpoint } from './checkpoints.js';
-import { readLogStart, readLogTail } from './log-reader.js';
+import { readLogStart, readLogTail, type LogPosition, type LogTail } from './log-reader.js';
+import type { LogHeader } from './log-format.js';
 import { replayable } from './log-segments.js';
 import { recordedProvider } from './recorded-provider.js';
 import { createRedactor } from './redact.js';
@@ -104,11 +105,7 @@ export async function openResume(logPath: string, options: ResumeSceneOptions): 
   const { opened, recipe, header, start, text } = readRecipeAt(path, refuse);
   checkHash(recipe, options.definitionHash, refuse);
   const { checkpoint, rejected } = latestCheckpoint(path);
-  const tail = readLogTail(path, header, checkpoint?.position ?? start);
-  if (tail.tampered.length > 0) {
-    const first = tail.tampered[0]!;
-    return refuse(`line ${first.lineNumber} does not match its checksum: the log was changed by hand (${first.reason}); a resume needs the log as troupe wrote it`);
-  }
+  const tail = untamperedTail(path, header, checkpoint?.position ?? start, refuse, '; a resume needs the log as troupe wrote it');
   const plan = replayable(tail.events, tail.lines);
   if (plan.finished !== undefined) return refuse(`the run finished (reason ${plan.finished.reason}, line ${plan.finished.line}): there is nothing to resume`);
   const lastLine = tail.lines.at(-1) ?? checkpoint?.position.line ?? start.line;
@@ -220,6 +217,17 @@ export function refuser(verb: 'resume' | 'replay', path: string): (why: string) 
   return (why) => {
     throw new TroupeError('resume_refused', `cannot ${verb} ${path}: ${why}`);
   };
+}
+
+/**
+ * The log from `from` on, refused when a line does not match its checksum (edited by hand):
+ * neither a resume nor a replay may follow a log troupe did not write. `why` ends the message.
+ */
+export function untamperedTail(path: string, header: LogHeader, from: LogPosition, refuse: (why: string) => never, why = ''): LogTail {
+  const tail = readLogTail(path, header, from);
+  const first = tail.tampered[0];
+  if (first !== undefined) refuse(`line ${first.lineNumber} does not match its checksum: the log was changed by hand (${first.reason})${why}`);
+  return tail;
 }
 
 /** Refuses a definition whose code is not the code the log was written with. */
