@@ -85,3 +85,9 @@ export function errorMessage(error: unknown): string {
     return '(a thrown value that cannot be printed)';
   }
 }
+
+/** The package a failed import could not find (Node's ERR_MODULE_NOT_FOUND for a bare name), if that is why it failed. */
+export function missingPackage(error: unknown): string | undefined {
+  if ((error as { code?: unknown } | null)?.code !== 'ERR_MODULE_NOT_FOUND') return undefined;
+  return /Cannot find package '([^']+)'/.exec(errorMessage(error))?.[1];
+}

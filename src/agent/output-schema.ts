@@ -13,6 +13,7 @@ import type { FromJsonSchema } from '../tools/infer-json-schema.js';
 import { readParameters } from '../tools/read-parameters.js';
 import { pointerSegment } from '../tools/schema-walk.js';
 import type { JsonSchema, ToolParameters } from '../tools/types.js';
+import { deepFreeze } from '../tools/freeze-args.js';
 
 /**
  * What `output` may be: a JSON Schema of an object (draft-07 or 2020-12; written inline or
@@ -102,7 +103,7 @@ export function checkAnswer(text: string, output: CompiledOutput, maxIssues: num
     const issues = allIssues(first, allErrorsValidator(output, output.schema), output.schema, value, maxIssues);
     return { ok: false, issues: issues.map(asAnswerIssue) };
   }
-  return output.standard === undefined ? { ok: true, value } : checkStandard(output.standard, value);
+  return output.standard === undefined ? { ok: true, value } : checkStandard(output.standard, value, maxIssues);
 }
 
 const FENCED = /^```[A-Za-z]*[^\S\n]*\n([\s\S]*?)\n?```$/;
@@ -127,7 +128,7 @@ function asAnswerIssue(issue: Issue): Issue {
 }
 
 /** The Standard Schema's verdict on a value AJV accepted; synchronous, as the answer is read in one step. */
-function checkStandard(standard: StandardSchemaV1, value: unknown): AnswerCheck {
+function checkStandard(standard: StandardSchemaV1, value: unknown, maxIssues: number): AnswerCheck {
   let result: StandardSchemaV1.Result<unknown> | Promise<StandardSchemaV1.Result<unknown>>;
   try {
     result = standard['~standard'].validate(value);
@@ -142,7 +143,7 @@ function checkStandard(standard: StandardSchemaV1, value: unknown): AnswerCheck 
   }
   const { issues } = result as StandardSchemaV1.Result<unknown>;
   if (issues === undefined) return { ok: true, value: (result as StandardSchemaV1.SuccessResult<unknown>).value };
-  return { ok: false, issues: issues.slice(0, 5).map(standardIssue) };
+  return { ok: false, issues: issues.slice(0, maxIssues).map(standardIssue) };
 }
 
 function standardIssue(issue: StandardSchemaV1.Issue): Issue {
@@ -155,11 +156,3 @@ function standardIssue(issue: StandardSchemaV1.Issue): Issue {
 }
 
 function ignore(): void {}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}

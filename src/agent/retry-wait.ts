@@ -1,5 +1,4 @@
-/** The longest delay `setTimeout` keeps: past it, Node fires at once (and warns). */
-export const MAX_TIMER_MS = 2_147_483_647;
+export { MAX_TIMER_MS } from '../tools/retry-policy.js';
 
 /** What a provider's `retry-after` means for the next attempt. */
 export type RetryWait =

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { ConfigError, errorMessage } from '../errors.js';
+import { ConfigError, errorMessage, missingPackage } from '../errors.js';
 import type { McpTools } from '../mcp/index.js';
 import type { Tool } from '../tools/types.js';
 import type { Env, McpLoader } from './cli-io.js';
@@ -43,7 +43,7 @@ async function loadMcp(load: McpLoader): ReturnType<McpLoader> {
   try {
     return await load();
   } catch (error) {
-    const missing = (error as { code?: unknown } | null)?.code === 'ERR_MODULE_NOT_FOUND' ? /Cannot find package '([^']+)'/.exec(errorMessage(error))?.[1] : undefined;
+    const missing = missingPackage(error);
     if (missing === undefined) throw error;
     const detail = missing === SDK ? '' : ` (cannot find package '${missing}')`;
     throw new ConfigError(`--mcp needs the ${SDK} package: npm install ${SDK}@1${detail}`);

@@ -1,17 +1,17 @@
+import { missingPackage } from '../errors.js';
 import { failure, success, type Outcome } from '../outcome.js';
 import type { RedisBridge } from '../redis/bridge.js';
 import type { RedisSubscription } from '../redis/subscribe.js';
 
 /** `troupe/redis`, loaded only when `--redis` is given: it needs the optional `ioredis` package. */
-export type RedisModule = typeof import('../redis/index.js');
+type RedisModule = typeof import('../redis/index.js');
 
 /** Loads `troupe/redis`; a host without `ioredis` is told what to install. */
-export async function loadRedis(): Promise<Outcome<RedisModule, string>> {
+async function loadRedis(): Promise<Outcome<RedisModule, string>> {
   try {
     return success(await import('../redis/index.js'));
   } catch (error) {
-    const { code, message } = error as NodeJS.ErrnoException;
-    if (code === 'ERR_MODULE_NOT_FOUND' && /'ioredis'/.test(message)) return failure('--redis needs the ioredis package: npm install ioredis');
+    if (missingPackage(error) === 'ioredis') return failure('--redis needs the ioredis package: npm install ioredis');
     throw error;
   }
 }

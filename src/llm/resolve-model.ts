@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError, missingPackage } from '../errors.js';
 import { splitKeys, type AdapterOptions } from './adapter-options.js';
 import { cassetteProvider } from './cassette.js';
 import type { Provider } from './types.js';
@@ -109,10 +109,4 @@ async function loadAdapter(name: AdapterName, spec: string, load: AdapterLoader)
     const detail = missing === library.name ? '' : ` (cannot find package '${missing}')`;
     throw new ConfigError(`${spec} needs the ${library.name} package: npm install ${library.name}@${library.major}${detail}`);
   }
-}
-
-/** The package a failed import could not find (Node's ERR_MODULE_NOT_FOUND for a bare name), if that is why it failed. */
-function missingPackage(error: unknown): string | undefined {
-  if ((error as { code?: unknown } | null)?.code !== 'ERR_MODULE_NOT_FOUND') return undefined;
-  return /Cannot find package '([^']+)'/.exec((error as Error).message)?.[1];
 }

@@ -7,7 +7,7 @@ import type { ResolveModelOptions } from '../llm/resolve-model.js';
 import { ProviderError } from '../llm/provider-error.js';
 import type { Provider } from '../llm/types.js';
 import type { SceneModel, SceneResult } from '../scene/types.js';
-import type { RecordedAttempt } from '../tools/dispatch-options.js';
+import { INTERRUPTED } from './replay-waits.js';
 
 import { replayable } from './log-segments.js';
 import { recordedProvider } from './recorded-provider.js';
@@ -98,8 +98,6 @@ export async function replayScene(logPath: string, options: ReplaySceneOptions):
       : `replayed ${events} events of ${path}: identical${unfinished ? ' (the log ends without scene.stopped: its writer died)' : ''}`;
   return { identical: divergence === undefined, ...(divergence !== undefined && { divergence }), message, events, unfinished, result };
 }
-
-const INTERRUPTED: RecordedAttempt = Object.freeze({ kind: 'interrupted' });
 
 /**
  * The log's model for a replay, which answers from the log: made again when it can be (it says

@@ -198,7 +198,9 @@ export async function openRedisBridge(options: RedisBridgeOptions): Promise<Redi
       // A copy: events published while the batch is on its way join the queue, not the batch.
       const batch = queue.slice(0, MAX_BATCH);
       const pipeline = client.pipeline();
-      for (const entry of batch) pipeline.xadd(stream, ...trim(), entry.id, EVENT_FIELD, entry.text);
+      // The retention's arguments once per batch: with `maxAgeMs` they read the clock.
+      const trimming = trim();
+      for (const entry of batch) pipeline.xadd(stream, ...trimming, entry.id, EVENT_FIELD, entry.text);
       batches++;
       const results = (await opened.whileConnected(pipeline.exec())) ?? [];
       let done = 0;

@@ -33,7 +33,7 @@ export function keysOf(stream: string): { stream: string; header: string; writer
   return { stream, header: `${stream}:header`, writer: `${stream}:writer` };
 }
 
-export function newHeader(scene: string): StreamHeader {
+function newHeader(scene: string): StreamHeader {
   return { format: STREAM_FORMAT, version: STREAM_VERSION, catalogue: CATALOGUE_VERSION, scene, createdAt: new Date().toISOString() };
 }
 

@@ -10,7 +10,7 @@ import { readParameters } from './read-parameters.js';
 import { resolveSchema, schemaTypes } from './schema-walk.js';
 import { suggestName } from './suggest-name.js';
 import type { ArgsOf, JsonSchema, RetryPolicy, Tool, ToolDefinition, ToolOptions, ToolParameters } from './types.js';
-import { checkRetryPolicy } from './retry-policy.js';
+import { checkRetryPolicy, DEFAULT_BACKOFF_MS, DEFAULT_MAX_BACKOFF_MS, MAX_TIMER_MS } from './retry-policy.js';
 
 /** What an option left out means (applied by the dispatcher). `concurrency` has none: no per-tool limit. */
 export const TOOL_DEFAULTS = Object.freeze({
@@ -20,11 +20,8 @@ export const TOOL_DEFAULTS = Object.freeze({
   needsApproval: false,
   needsResultApproval: false,
   verbatimParams: Object.freeze([]) as readonly string[],
-  retry: Object.freeze({ attempts: 1, backoffMs: 100, maxBackoffMs: 5_000 }) as Readonly<Required<RetryPolicy>>,
+  retry: Object.freeze({ attempts: 1, backoffMs: DEFAULT_BACKOFF_MS, maxBackoffMs: DEFAULT_MAX_BACKOFF_MS }) as Readonly<Required<RetryPolicy>>,
 });
-
-/** The longest timer Node honours (2^31 − 1 ms); larger values fire at once. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 const OPTION_NAMES = [
   'kind', 'name', 'description', 'parameters', 'readOnly', 'timeoutMs', 'retry', 'idempotent',
@@ -92,7 +89,7 @@ export function defineTool<const TParameters extends ToolParameters, TOutput = u
   }
   if (definition.timeoutMs !== undefined) checkTimeout(definition.timeoutMs, fail);
   if (definition.concurrency !== undefined) checkConcurrency(definition.concurrency, fail);
-  const retry = definition.retry === undefined ? undefined : checkRetryPolicy(definition.retry, TOOL_DEFAULTS.retry, fail);
+  const retry = definition.retry === undefined ? undefined : checkRetryPolicy(definition.retry, fail);
 
   const read = readParameters(toolName, definition.parameters);
   const standard = read.standard ?? standardOf.get(definition.parameters as object);

@@ -6,7 +6,7 @@ export const DEFAULT_MAX_BACKOFF_MS = 5_000;
 /** The kinds of failure a retry policy can name (`aborted` is never retried). */
 export type RetryKind = Exclude<ToolErrorKind, 'aborted'>;
 
-export const RETRY_KINDS: readonly RetryKind[] = Object.freeze(['execution', 'timeout', 'network', 'rate_limit', 'permission', 'not_found', 'unknown']);
+const RETRY_KINDS: readonly RetryKind[] = Object.freeze(['execution', 'timeout', 'network', 'rate_limit', 'permission', 'not_found', 'unknown']);
 
 /** How failures of one kind are retried; what it leaves out, the policy's own fields give. */
 export type KindRetry = {
@@ -43,7 +43,7 @@ export function mayRetry(tool: Pick<Tool, 'retry' | 'readOnly' | 'idempotent'>, 
 }
 
 /** The attempts a call may have when its latest failure is of `kind`. */
-export function attemptsFor(tool: Pick<Tool, 'retry'>, kind: ToolErrorKind): number {
+function attemptsFor(tool: Pick<Tool, 'retry'>, kind: ToolErrorKind): number {
   const retry = tool.retry;
   if (retry === undefined) return 1;
   const attempts = byKind(retry, kind)?.attempts ?? retry.attempts ?? 1;
@@ -70,20 +70,17 @@ function byKind(retry: ToolRetryPolicy, kind: ToolErrorKind): KindRetry | undefi
 }
 
 /** The longest timer Node honours (2^31 − 1 ms); larger values fire at once. */
-const MAX_TIMER_MS = 2_147_483_647;
+/** The longest timer Node honours (2^31 − 1 ms); larger values fire at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
 const POLICY_KEYS = ['attempts', 'backoffMs', 'maxBackoffMs', 'byKind'];
 const KIND_KEYS = ['attempts', 'backoffMs', 'maxBackoffMs'];
 
-/** Checks a tool's `retry` (failing with `fail`) and returns it frozen, its delays filled in from `defaults`. */
-export function checkRetryPolicy(
-  value: unknown,
-  defaults: { backoffMs: number; maxBackoffMs: number },
-  fail: (message: string) => never,
-): Readonly<ToolRetryPolicy> {
+/** Checks a tool's `retry` (failing with `fail`) and returns it frozen, its delays filled in from the defaults. */
+export function checkRetryPolicy(value: unknown, fail: (message: string) => never): Readonly<ToolRetryPolicy> {
   if (typeof value !== 'object' || value === null) return fail('retry must be an object like { attempts: 3, backoffMs: 100 }');
   const policy = value as Partial<ToolRetryPolicy>;
   checkKeys(policy, POLICY_KEYS, 'retry', fail);
-  const { attempts = 1, backoffMs = defaults.backoffMs, maxBackoffMs = defaults.maxBackoffMs } = policy;
+  const { attempts = 1, backoffMs = DEFAULT_BACKOFF_MS, maxBackoffMs = DEFAULT_MAX_BACKOFF_MS } = policy;
   checkSettings({ attempts, backoffMs, maxBackoffMs }, 'retry', fail);
   if (maxBackoffMs < backoffMs) fail(`retry.maxBackoffMs (${maxBackoffMs}) must not be less than retry.backoffMs (${backoffMs})`);
   const checked: ToolRetryPolicy = { attempts, backoffMs, maxBackoffMs };

@@ -14,7 +14,7 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
  * One event as Server-Sent Events text: `event: <type>`, `data: <JSON>` (one line: JSON escapes
  * line breaks) and a blank line. The JSON never throws (`safeJson`: cycles, BigInt, … replaced).
  */
-export function sseFrame(event: AgentStreamEvent): string {
+function sseFrame(event: AgentStreamEvent): string {
   return `event: ${event.type}\ndata: ${safeJson(event).text}\n\n`;
 }
 

@@ -41,9 +41,6 @@ export type AgentStreamEvent =
   /** The run's end, always the last event: the very result `agent.run` resolves with. */
   | { type: 'finish'; result: RunResult };
 
-/** The `type`s of `AgentStreamEvent`. */
-export type AgentStreamEventType = AgentStreamEvent['type'];
-
 /**
  * Turns a run's bus events into stream events, keeping what it needs across them: the round
  * under way, and whether its text was streamed (else `agent.said` stands for the deltas).
