@@ -48,6 +48,16 @@ export type RoundOutcome =
   | { kind: 'rejected'; rejection: CallRejection; callCount: number; recorded?: true }
   | { kind: 'calls'; calls: RoundCall[]; repaired?: RepairedNote; recorded?: true };
 
+/** The outcomes of a reply the model must write again, with nothing run: each a correction. */
+export type UnreadReply = Extract<RoundOutcome, { kind: 'malformed' | 'empty' | 'uncalled' | 'invalid_output' }>;
+
+const UNREAD_KINDS: ReadonlySet<RoundOutcome['kind']> = new Set(['malformed', 'empty', 'uncalled', 'invalid_output']);
+
+/** Whether a round's outcome is a reply to write again (a malformed block, no call when one was asked for, …). */
+export function isUnreadReply(outcome: RoundOutcome): outcome is UnreadReply {
+  return UNREAD_KINDS.has(outcome.kind);
+}
+
 /** An observation the model has not seen yet: the last round's outcome at the end of a turn. */
 export type PendingObservation = {
   text: string;

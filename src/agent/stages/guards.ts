@@ -1,5 +1,5 @@
 import type { AgentConfig } from '../agent-config.js';
-import type { RunState } from '../run/run-state.js';
+import { isUnreadReply, type RunState } from '../run/run-state.js';
 import type { StagePort } from './stage-port.js';
 
 /** A guard of the machine: a question about the run, answered from its state and the config. */
@@ -11,7 +11,7 @@ export type Guard = (run: RunState, config: AgentConfig, port: StagePort) => boo
  */
 export const guards = {
   nudged: (run) => run.nudging,
-  malformed: (run) => run.outcome.kind === 'malformed' || run.outcome.kind === 'empty' || run.outcome.kind === 'uncalled' || run.outcome.kind === 'invalid_output',
+  malformed: (run) => isUnreadReply(run.outcome),
   hasCalls: (run) => (run.parsed?.calls.length ?? 0) > 0,
   rejected: (run) => run.outcome.kind === 'rejected' || run.outcome.kind === 'malformed',
   // Once per round by construction: `repairing` never returns to `validating`. A `tool.rejected`

@@ -13,7 +13,7 @@ import {
   type RoundReport,
 } from '../observation-text.js';
 import { ranEntry } from '../run/run-record.js';
-import type { RunState } from '../run/run-state.js';
+import { isUnreadReply, type RunState } from '../run/run-state.js';
 import type { StagePort } from './stage-port.js';
 
 /** Writes the round's observation into the history and on the bus. */
@@ -28,7 +28,7 @@ export function observe(run: RunState, config: AgentConfig, port: StagePort): vo
     run.corrections = 0;
     // Corrected: the earlier problems no longer describe how the run is going.
     run.lastIssues = undefined;
-  } else if (outcome.kind === 'malformed' || outcome.kind === 'empty' || outcome.kind === 'uncalled' || outcome.kind === 'invalid_output' || outcome.kind === 'rejected') {
+  } else if (isUnreadReply(outcome) || outcome.kind === 'rejected') {
     report = outcome;
     run.corrections++;
     if (outcome.kind === 'rejected' && outcome.recorded !== true) {
