@@ -1,10 +1,10 @@
 import type { PendingObservation } from '../agent/agent-options.js';
 import type { AgentRuntime } from '../agent/agent-runtime.js';
-import type { Budget } from '../agent/budget.js';
 import type { Envelope, Pattern, RunReason, TriggerReason } from '../bus/events.js';
 import type { ModelRequest, Usage } from '../llm/types.js';
 import type { Heard, Perception, SceneAgent, SceneAgentUsage } from './types.js';
 import type { JsonValue, WorldReader } from './world-types.js';
+import { addUsage, type Budget } from '../agent/budget.js';
 
 /** Why an agent is due to deliberate, and how far down a chain of replies that puts it. */
 export type PendingTrigger = { reason: TriggerReason; detail?: string; cause?: string; depth: number };
@@ -113,11 +113,7 @@ export class SceneMember implements SceneAgent {
   /** Adds the tokens of a finished turn. */
   spend(usage: Usage): void {
     if (usage.totalTokens === 0 && usage.inputTokens === 0 && usage.outputTokens === 0 && usage.estimated !== true) return;
-    const tokens = (this.tokens ??= { inputTokens: 0, outputTokens: 0, totalTokens: 0 });
-    tokens.inputTokens += usage.inputTokens;
-    tokens.outputTokens += usage.outputTokens;
-    tokens.totalTokens += usage.totalTokens;
-    if (usage.estimated === true) tokens.estimated = true;
+    addUsage((this.tokens ??= { inputTokens: 0, outputTokens: 0, totalTokens: 0 }), usage);
   }
 
   /** What the scene keeps of this member between turns, as plain data. */
