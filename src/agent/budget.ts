@@ -197,7 +197,7 @@ export async function budgetedModelCall(
   const answer = await provider.complete(request);
   let response = withUsage(answer, request, provider);
   if (response?.usage !== undefined && typeof response.usage.totalTokens === 'number') {
-    response = { ...response, usage: pricedUsage(response.usage, price) };
+    if (price !== undefined) response = { ...response, usage: pricedUsage(response.usage, price) };
     const spend = usageSpend(response.usage!);
     for (const budget of budgets) budget.charge(spend);
   }

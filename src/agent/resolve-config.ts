@@ -102,12 +102,17 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
   });
 }
 
-const ENGINES: readonly AgentEngine[] = ['compiled', 'xstate'];
+const ENGINES: readonly unknown[] = ['compiled', 'xstate'];
+
+/** Refuses an engine troupe does not have; `owner` names who gave it, for the error. */
+export function checkEngine(engine: unknown, owner: string): asserts engine is AgentEngine | undefined {
+  if (engine !== undefined && !ENGINES.includes(engine)) throw new ConfigError(`${owner}: engine must be 'compiled' or 'xstate', got ${JSON.stringify(engine)}`);
+}
 
 /** The engine (the agent's own, else its scene's or parent's, else compiled) and its inspector. */
 function resolveEngine(options: AgentOptions, inherited: AgentEngine | undefined, agent: string): Pick<AgentConfig, 'engine' | 'inspect'> {
   const engine = options.engine ?? inherited ?? 'compiled';
-  if (!ENGINES.includes(engine)) throw new ConfigError(`createAgent "${agent}": engine must be 'compiled' or 'xstate', got ${JSON.stringify(engine)}`);
+  checkEngine(engine, `createAgent "${agent}"`);
   const { inspect } = options;
   if (inspect !== undefined) {
     if (engine !== 'xstate') {

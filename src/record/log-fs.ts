@@ -36,7 +36,7 @@ export function logFs(overrides: Partial<LogFs> = {}): LogFs {
       fsyncSync === undefined
         ? (fd, callback) => nodeFs.fsync(fd, callback)
         : (fd, callback) =>
-            realSetImmediate(() => {
+            nextTurn(() => {
               let failure: NodeJS.ErrnoException | null = null;
               try {
                 fsyncSync(fd);
@@ -55,8 +55,11 @@ export function logFs(overrides: Partial<LogFs> = {}): LogFs {
   };
 }
 
-// Taken when the module loads: a test that fakes timers must not hold an injected fsync back.
-const realSetImmediate = setImmediate;
+/**
+ * `setImmediate` as it was when the module loaded: a test that fakes timers must neither hold an
+ * injected fsync back nor stop the log from writing.
+ */
+export const nextTurn = setImmediate;
 
 /** Writes all of `text` and returns its size in bytes: one `writeSync` for a regular file, looping only on a short write. */
 export function writeAll(fs: LogFs, fd: number, text: string | Uint8Array): number {

@@ -1,6 +1,6 @@
 import { LogError, errorMessage } from '../errors.js';
 import { crc32Bytes } from './log-line.js';
-import { writeAll, type LogFs } from './log-fs.js';
+import { nextTurn, writeAll, type LogFs } from './log-fs.js';
 
 /** When the log forces its writes to disk. */
 export type FsyncPolicy = 'tool.started' | 'always' | 'never';
@@ -264,9 +264,6 @@ export class LogWriter {
     return true;
   }
 }
-
-// Taken when the module loads: a test that fakes timers must not stop the log from writing.
-const nextTurn = setImmediate;
 
 const INITIAL_BYTES = 64 * 1024;
 

@@ -57,10 +57,10 @@ export async function resumeAgent(logPath: string, options: ResumeAgentOptions):
   const plan = replayable(tail.events, tail.lines);
   if (plan.events.some((event) => event.type === 'scene.started')) return refuse('it records a scene: continue it with resumeScene (troupe resume)');
   const runs = plan.events.filter((event): event is Envelope<'run.started'> => event.type === 'run.started' && event.agent === options.name);
-  const last = runs.at(-1);
-  if (last === undefined) return refuse(`it records no run of agent "${options.name}"`);
-  const finished = plan.events.findLast((event) => event.type === 'agent.finished' && event.agent === options.name);
-  if (finished !== undefined && plan.events.indexOf(finished) > plan.events.indexOf(last)) return refuse(`the last run of agent "${options.name}" finished: there is nothing to resume`);
+  if (runs.length === 0) return refuse(`it records no run of agent "${options.name}"`);
+  const lastStarted = plan.events.findLastIndex((event) => event.type === 'run.started' && event.agent === options.name);
+  const lastFinished = plan.events.findLastIndex((event) => event.type === 'agent.finished' && event.agent === options.name);
+  if (lastFinished > lastStarted) return refuse(`the last run of agent "${options.name}" finished: there is nothing to resume`);
   const withImages = runs.find((run) => (run.data.images ?? 0) > 0);
   if (withImages !== undefined) return refuse(`run ${withImages.data.number} of agent "${options.name}" started with images, which the log does not keep`);
 

@@ -5,6 +5,7 @@ import { DEFAULT_YIELD_EVERY_MS } from './pacer.js';
 import { resolveClock, type SceneClock } from './scene-clock.js';
 import { BUILT_IN_TOOLS } from './scene-tools.js';
 import type { SchedulePolicy, SceneOptions } from './types.js';
+import { checkEngine } from '../agent/resolve-config.js';
 
 /** `SceneOptions` checked, with every default filled in. */
 export type ResolvedScene = {
@@ -51,9 +52,7 @@ export function resolveSceneOptions(options: SceneOptions): ResolvedScene {
   if (typeof yieldEveryMs !== 'number' || Number.isNaN(yieldEveryMs) || yieldEveryMs < 0) {
     throw new ConfigError(`createScene "${name}": yieldEveryMs must be a number ≥ 0 (Infinity: never pause), got ${String(yieldEveryMs)}`);
   }
-  if (options.engine !== undefined && options.engine !== 'compiled' && options.engine !== 'xstate') {
-    throw new ConfigError(`createScene "${name}": engine must be 'compiled' or 'xstate', got ${JSON.stringify(options.engine)}`);
-  }
+  checkEngine(options.engine, `createScene "${name}"`);
   const omitted = new Set(options.withoutTools ?? []);
   for (const tool of omitted) {
     if (!(BUILT_IN_TOOLS as readonly string[]).includes(tool)) {

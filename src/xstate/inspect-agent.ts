@@ -1,6 +1,7 @@
-import type { AnyEventObject, InspectionEvent, Observer, Snapshot } from 'xstate';
+import type { AnyEventObject, InspectionEvent, Snapshot } from 'xstate';
 import { agentMachine } from '../../machines/agent.machine.js';
 import type { Agent } from '../agent/agent-options.js';
+import type { AgentInspect } from '../agent/xstate-engine.js';
 import type { Envelope } from '../bus/events.js';
 
 /** What an inspected agent shows as its actor's snapshot. */
@@ -18,7 +19,7 @@ type InspectedSnapshot = { status: 'active' | 'done' | 'error'; value: string; c
  * @example
  * const stop = inspectAgent(agent, createWebSocketInspector({ url: 'ws://localhost:8080' }).inspect);
  */
-export function inspectAgent(agent: Agent, inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void)): () => void {
+export function inspectAgent(agent: Agent, inspect: AgentInspect): () => void {
   const next = typeof inspect === 'function' ? inspect : (event: InspectionEvent) => inspect.next?.(event);
   let run = 0;
   let lastEvent: string | undefined;
