@@ -191,3 +191,20 @@ export function describeThrown(error: unknown): string {
     return 'non-Error thrown (unprintable)';
   }
 }
+
+/**
+ * Hands every envelope `bus` publishes to `record`, as a session log or a Redis bridge attaches,
+ * and keeps the subscription in `attachments` (the owner stops them all when it closes). Only
+ * envelopes: a bus on mitt's own `'*'` key would also hand wildcard listeners the channel name.
+ * Returns the subscription's stop, which also forgets it.
+ */
+export function attachRecorder(bus: Bus, record: (event: Envelope) => unknown, attachments: Set<Unsubscribe>): Unsubscribe {
+  const stop = bus.on('*', (event) => {
+    if (typeof event === 'object' && event !== null) record(event);
+  });
+  attachments.add(stop);
+  return () => {
+    stop();
+    attachments.delete(stop);
+  };
+}

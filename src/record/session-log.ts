@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { Bus, Unsubscribe } from '../bus/bus.js';
+import { attachRecorder, type Bus, type Unsubscribe } from '../bus/bus.js';
 import type { SceneRecipe } from '../bus/event-data.js';
 import type { Envelope } from '../bus/events.js';
 import type { IdSource } from '../bus/ids.js';
@@ -300,18 +300,7 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
     get failure() {
       return writer.failure;
     },
-    attach(bus) {
-      // Only envelopes, defensively: a bus on mitt's own `'*'` key would also hand its wildcard
-      // listeners the channel name (mitt calls them with `(type, event)`).
-      const stop = bus.on('*', (event) => {
-        if (typeof event === 'object' && event !== null) record(event);
-      });
-      attachments.add(stop);
-      return () => {
-        stop();
-        attachments.delete(stop);
-      };
-    },
+    attach: (bus) => attachRecorder(bus, record, attachments),
     record,
     assertRecorded(event) {
       const what = `event ${event.id} (${event.type})`;

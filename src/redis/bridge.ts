@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { Bus, Unsubscribe } from '../bus/bus.js';
+import { attachRecorder, type Bus, type Unsubscribe } from '../bus/bus.js';
 import type { Envelope } from '../bus/events.js';
 import { serializeEnvelope } from '../bus/serialize-event.js';
 import { ConfigError, errorMessage } from '../errors.js';
@@ -270,15 +270,7 @@ export async function openRedisBridge(options: RedisBridgeOptions): Promise<Redi
     header,
     attach(bus) {
       if (failure !== undefined || closing) throw new ConfigError(`the bridge to Redis stream ${stream} is ${closing ? 'closed' : 'stopped'}: attach before it closes`);
-      // Only envelopes: a bus on mitt's own `'*'` key would hand wildcard listeners the channel name too.
-      const stop = bus.on('*', (event) => {
-        if (typeof event === 'object' && event !== null) record(event);
-      });
-      attachments.add(stop);
-      return () => {
-        stop();
-        attachments.delete(stop);
-      };
+      return attachRecorder(bus, record, attachments);
     },
     get pending() {
       return queue.length;
