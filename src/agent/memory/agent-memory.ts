@@ -152,7 +152,7 @@ export class Memory implements AgentMemory {
   }
 
   messageCount(role?: MessageRole | readonly MessageRole[]): number {
-    return countMessages(this.messages(), role);
+    return countMessages(this.kept, role);
   }
 
   turns(): readonly MemoryTurn[] {

@@ -34,12 +34,15 @@ export function queryMessages(messages: readonly ChatMessage[], query: MessageQu
   return chosen.slice(query.from, query.to);
 }
 
-/** How many kept messages have `role` (all of them without one). */
-export function countMessages(messages: readonly ChatMessage[], role?: MessageRole | readonly MessageRole[]): number {
+/** How many messages of the kept turns have `role` (all of them without one). */
+export function countMessages(turns: readonly { messages: readonly ChatMessage[] }[], role?: MessageRole | readonly MessageRole[]): number {
   const roles = roleSet(role);
-  if (roles === undefined) return messages.length;
   let count = 0;
-  for (const message of messages) if (roles.has(message.role)) count++;
+  // Turn by turn: counting needs no flattened copy of the history.
+  for (const turn of turns) {
+    if (roles === undefined) count += turn.messages.length;
+    else for (const message of turn.messages) if (roles.has(message.role)) count++;
+  }
   return count;
 }
 
