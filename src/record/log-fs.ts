@@ -2,19 +2,15 @@ import * as nodeFs from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
- * The file operations the session log uses: synchronous ones, and `fsync`, which forces the log
- * to disk on libuv's thread pool while the event loop goes on. Tests inject failures through
+ * The synchronous file operations the session log uses. Tests inject failures through
  * `SessionLogOptions.fs` (a write that throws `ENOSPC`, for one), since a read-only directory
- * does not stop root. An injected `fsyncSync` without an `fsync` serves both: the asynchronous
- * one calls it at the event loop's next turn.
+ * does not stop root.
  */
 export type LogFs = {
   openSync: typeof nodeFs.openSync;
   writeSync: (fd: number, buffer: Uint8Array, offset: number, length: number) => number;
   readSync: (fd: number, buffer: Uint8Array, offset: number, length: number, position: number) => number;
   fsyncSync: typeof nodeFs.fsyncSync;
-  /** Calls back once everything written to `fd` before the call is on disk. */
-  fsync: (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => void;
   fstatSync: (fd: number) => { size: number };
   closeSync: typeof nodeFs.closeSync;
   /** Non-recursive; `ensureDir` walks up. */
@@ -26,25 +22,11 @@ export type LogFs = {
 
 /** `node:fs` with some operations replaced. */
 export function logFs(overrides: Partial<LogFs> = {}): LogFs {
-  const fsyncSync = overrides.fsyncSync;
   return {
     openSync: nodeFs.openSync,
     writeSync: (fd, buffer, offset, length) => nodeFs.writeSync(fd, buffer, offset, length),
     readSync: (fd, buffer, offset, length, position) => nodeFs.readSync(fd, buffer, offset, length, position),
     fsyncSync: nodeFs.fsyncSync,
-    fsync:
-      fsyncSync === undefined
-        ? (fd, callback) => nodeFs.fsync(fd, callback)
-        : (fd, callback) =>
-            nextTurn(() => {
-              let failure: NodeJS.ErrnoException | null = null;
-              try {
-                fsyncSync(fd);
-              } catch (error) {
-                failure = error as NodeJS.ErrnoException;
-              }
-              callback(failure);
-            }),
     fstatSync: (fd) => nodeFs.fstatSync(fd),
     closeSync: nodeFs.closeSync,
     mkdirSync: (path) => nodeFs.mkdirSync(path, 0o755),
@@ -55,10 +37,7 @@ export function logFs(overrides: Partial<LogFs> = {}): LogFs {
   };
 }
 
-/**
- * `setImmediate` as it was when the module loaded: a test that fakes timers must neither hold an
- * injected fsync back nor stop the log from writing.
- */
+/** `setImmediate` as it was when the module loaded: a test that fakes timers must not stop the log from writing. */
 export const nextTurn = setImmediate;
 
 /** Writes all of `text` and returns its size in bytes: one `writeSync` for a regular file, looping only on a short write. */

@@ -15,14 +15,6 @@ export type WriterStart = { size: number; chain: number; checksums: boolean };
  * a microtask: the calls waiting for their starts to be on disk then let the event loop in
  * (signals, sockets, a pipe draining), and everything a burst of turns started shares the fsync.
  *
- * Writes are synchronous (so the file's order is the queue's, and the checksum chain holds); the
- * fsync of a burst is not: it runs on libuv's thread pool while the event loop goes on. At most one
- * is in flight; it covers the lines written before it started, and when it completes exactly the
- * waiters at or before that position go on. Durable lines queued meanwhile wait for the next one,
- * started as soon as this one completes: one fsync for all of them. `flush()` and `close()` keep
- * the synchronous path: everything written is on disk when they return (a checkpoint names a
- * position in the log, so what comes before it must be on disk first).
- *
  * Lines are counted as queued; `whenOnDisk(position)` waits until the line at that position is
  * forced to disk. Any write or fsync failure stops the writer for good (`failure`).
  */
@@ -33,18 +25,11 @@ export class LogWriter {
   private sizeValue: number;
   private readonly checksums: boolean;
   private flushQueued = false;
-  /** Whether what is written needs an fsync not yet started (a durable line, or `requireSync`). */
   private needSync = false;
-  /** Lines queued and written (positions count from 1). */
+  /** Lines queued, written, and forced to disk (positions count from 1). */
   private queued = 0;
   private written = 0;
-  /** The position the last completed fsync covers. */
-  private synced = 0;
-  /** The last durable line queued: lines up to `written` are on disk once it is synced. */
-  private lastDurable = 0;
-  /** An fsync on the thread pool: at most one at a time. */
-  private syncing = false;
-  private idleWaiters: (() => void)[] = [];
+  private onDiskValue = 0;
   private waiters: { position: number; what: string; resolve: () => void; reject: (error: LogError) => void }[] = [];
   private failureValue: LogError | undefined;
   private closed = false;
@@ -72,13 +57,9 @@ export class LogWriter {
     return this.chainValue;
   }
 
-  /**
-   * The last position on disk as far as the write-ahead check goes: what is written, once every
-   * durable line among it is synced (a line that asked for no fsync needs none); else what the last
-   * fsync covered.
-   */
+  /** The position of the last line forced to disk. */
   get onDisk(): number {
-    return this.lastDurable <= this.synced ? this.written : this.synced;
+    return this.onDiskValue;
   }
 
   get failure(): LogError | undefined {
@@ -103,10 +84,7 @@ export class LogWriter {
     buffer[end++] = NEWLINE;
     this.used = end;
     this.queued++;
-    if (durable && this.fsync !== 'never') {
-      this.needSync = true;
-      this.lastDurable = this.queued;
-    }
+    if (durable && this.fsync !== 'never') this.needSync = true;
     if (!this.flushQueued) {
       this.flushQueued = true;
       nextTurn(this.flushLater);
@@ -116,44 +94,34 @@ export class LogWriter {
 
   /** Asks the next flush to force the file to disk (unless the policy is `never`). */
   requireSync(): void {
-    if (this.fsync === 'never') return;
-    this.needSync = true;
-    this.lastDurable = this.queued;
+    if (this.fsync !== 'never') this.needSync = true;
   }
 
-  /**
-   * Writes what is waiting now and, when a durable line asked for it, forces it to disk before it
-   * returns (`fsyncSync`, whatever fsync is in flight); returns the file's size.
-   */
+  /** Writes what is waiting now, and forces it to disk when a durable line asked for it; returns the file's size. */
   flush(): number {
     if (this.failureValue !== undefined || this.closed || !this.writePending()) return this.sizeValue;
-    if (this.needSync || this.lastDurable > this.synced) {
-      const target = this.written;
+    if (this.onDiskValue < this.written || this.needSync) {
       try {
-        this.fs.fsyncSync(this.fd);
+        if (this.needSync) this.fs.fsyncSync(this.fd);
       } catch (error) {
         this.fail(error, 'at an fsync');
         return this.sizeValue;
       }
       this.needSync = false;
-      this.synced = Math.max(this.synced, target);
+      this.onDiskValue = this.written;
     }
-    this.release();
+    if (this.waiters.length > 0) {
+      const onDisk = this.onDiskValue;
+      const ready = this.waiters.filter((waiter) => waiter.position <= onDisk);
+      this.waiters = this.waiters.filter((waiter) => waiter.position > onDisk);
+      for (const waiter of ready) waiter.resolve();
+    }
     return this.sizeValue;
-  }
-
-  /**
-   * Resolves once no fsync is in flight (at once when none is): what an
-   * asynchronous close waits for, so that the file is not closed under it.
-   */
-  idle(): Promise<void> {
-    if (!this.syncing) return Promise.resolve();
-    return new Promise<void>((resolve) => this.idleWaiters.push(resolve));
   }
 
   /** Resolves once the line at `position` is on disk (`undefined` when it is already). */
   whenOnDisk(position: number, what: string): Promise<void> | undefined {
-    if (position <= this.onDisk) return undefined;
+    if (position <= this.onDiskValue) return undefined;
     return new Promise<void>((resolve, reject) => this.waiters.push({ position, what, resolve, reject }));
   }
 
@@ -188,48 +156,10 @@ export class LogWriter {
     if (error !== undefined) throw new LogError('log_write_failed', `closing session log ${this.path} failed: ${errorMessage(error)}`, { cause: error });
   }
 
-  /** The burst's flush: writes it, and starts an fsync when it needs one and none is in flight. */
   private readonly flushLater = (): void => {
     this.flushQueued = false;
-    if (this.failureValue !== undefined || this.closed || !this.writePending()) return;
-    if (this.needSync && !this.syncing) this.startSync();
-    this.release();
+    this.flush();
   };
-
-  /** Forces what is written so far to disk on the thread pool; lines queued meanwhile wait for the next fsync. */
-  private startSync(): void {
-    const target = this.written;
-    this.needSync = false;
-    this.syncing = true;
-    this.fs.fsync(this.fd, (error) => {
-      this.syncing = false;
-      // Closed meanwhile (`closeSync`; `close` waits for `idle()` first): `close` forced the file
-      // to disk itself and settled every waiter, so the outcome of this one no longer matters.
-      if (this.failureValue === undefined && !this.closed) {
-        if (error) this.fail(error, 'at an fsync');
-        else {
-          this.synced = Math.max(this.synced, target);
-          this.release();
-          // Durable lines came while this fsync ran: the next covers them all, at once.
-          if (this.needSync && this.writePending()) this.startSync();
-        }
-      }
-      if (!this.syncing) {
-        const idle = this.idleWaiters;
-        this.idleWaiters = [];
-        for (const resolve of idle) resolve();
-      }
-    });
-  }
-
-  /** Lets go the waiters whose lines are on disk, in order. */
-  private release(): void {
-    if (this.waiters.length === 0) return;
-    const onDisk = this.onDisk;
-    const ready = this.waiters.filter((waiter) => waiter.position <= onDisk);
-    this.waiters = this.waiters.filter((waiter) => waiter.position > onDisk);
-    for (const waiter of ready) waiter.resolve();
-  }
 
   private rejectWaiters(why: LogError): void {
     const waiters = this.waiters;

@@ -317,11 +317,7 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
     flush: () => (closed ? writer.size : writer.flush()),
     checkpoint,
     closeSync,
-    close: async () => {
-      // An fsync on the thread pool finishes first: the file is not closed under it.
-      await writer.idle();
-      closeSync();
-    },
+    close: async () => closeSync(),
   };
 }
 
