@@ -186,6 +186,7 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
   });
   /** The position in the queue of each tool.started written, for the write-ahead check. */
   const started = new Map<string, number>();
+  let forgetAt = FORGET_STARTS_AT;
 
   /**
    * Writes a file beside the log (created, never overwritten) and returns its reference. With
@@ -238,8 +239,13 @@ export function createSessionLog(path: string, options: SessionLogOptions = {}):
       lines++;
       sinceCheckpoint.events++;
       if (isStart) {
-        // Starts long on disk are forgotten in bulk, so that a long run holds no id per call.
-        if (started.size >= FORGET_STARTS_AT) for (const [id, at] of started) if (at <= writer.onDisk) started.delete(id);
+        // Starts long on disk are forgotten in bulk, so that a long run holds no id per call; the
+        // next sweep waits until the map has doubled, so a burst of starts not yet on disk (a
+        // long synchronous stretch between flushes) costs no sweep per start.
+        if (started.size >= forgetAt) {
+          for (const [id, at] of started) if (at <= writer.onDisk) started.delete(id);
+          forgetAt = Math.max(FORGET_STARTS_AT, started.size * 2);
+        }
         started.set(event.id, position);
       }
       return true;
