@@ -11,6 +11,8 @@ export type LogFs = {
   writeSync: (fd: number, buffer: Uint8Array, offset: number, length: number) => number;
   readSync: (fd: number, buffer: Uint8Array, offset: number, length: number, position: number) => number;
   fsyncSync: typeof nodeFs.fsyncSync;
+  /** The log's own group commits: its appended data and the size that reaches it, not its times. */
+  fdatasyncSync: typeof nodeFs.fdatasyncSync;
   fstatSync: (fd: number) => { size: number };
   closeSync: typeof nodeFs.closeSync;
   /** Non-recursive; `ensureDir` walks up. */
@@ -27,6 +29,7 @@ export function logFs(overrides: Partial<LogFs> = {}): LogFs {
     writeSync: (fd, buffer, offset, length) => nodeFs.writeSync(fd, buffer, offset, length),
     readSync: (fd, buffer, offset, length, position) => nodeFs.readSync(fd, buffer, offset, length, position),
     fsyncSync: nodeFs.fsyncSync,
+    fdatasyncSync: nodeFs.fdatasyncSync,
     fstatSync: (fd) => nodeFs.fstatSync(fd),
     closeSync: nodeFs.closeSync,
     mkdirSync: (path) => nodeFs.mkdirSync(path, 0o755),

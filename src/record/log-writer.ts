@@ -14,6 +14,8 @@ export type WriterStart = { size: number; chain: number; checksums: boolean };
  * turn, then go out in one write, and one fsync covers every durable line among them. A turn, not
  * a microtask: the calls waiting for their starts to be on disk then let the event loop in
  * (signals, sockets, a pipe draining), and everything a burst of turns started shares the fsync.
+ * The fsync is `fdatasync`: an append needs its bytes and the file's new size on disk, not its
+ * modification time, and leaving that out halves what each group commit costs on Linux.
  *
  * Lines are counted as queued; `whenOnDisk(position)` waits until the line at that position is
  * forced to disk. Any write or fsync failure stops the writer for good (`failure`).
@@ -102,7 +104,7 @@ export class LogWriter {
     if (this.failureValue !== undefined || this.closed || !this.writePending()) return this.sizeValue;
     if (this.onDiskValue < this.written || this.needSync) {
       try {
-        if (this.needSync) this.fs.fsyncSync(this.fd);
+        if (this.needSync) this.fs.fdatasyncSync(this.fd);
       } catch (error) {
         this.fail(error, 'at an fsync');
         return this.sizeValue;
@@ -142,7 +144,7 @@ export class LogWriter {
     this.closed = true;
     let error: unknown;
     try {
-      if (this.failureValue === undefined && this.fsync !== 'never') this.fs.fsyncSync(this.fd);
+      if (this.failureValue === undefined && this.fsync !== 'never') this.fs.fdatasyncSync(this.fd);
     } catch (caught) {
       error = caught;
     }

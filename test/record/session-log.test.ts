@@ -45,7 +45,7 @@ describe('session log: writing', () => {
       const real = logFs();
       const { log, bus } = open({
         fsync,
-        fs: { fsyncSync: (fd) => void (syncs++, real.fsyncSync(fd)), writeSync: (...args) => (writes++, real.writeSync(...args)) },
+        fs: { fdatasyncSync: (fd) => void (syncs++, real.fdatasyncSync(fd)), writeSync: (...args) => (writes++, real.writeSync(...args)) },
       });
       syncs = 0; // the header's own fsync and write are not counted
       writes = 0;
