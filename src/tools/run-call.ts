@@ -155,7 +155,10 @@ class CallRun implements DispatcherSource {
     // Write-ahead: a tool runs only once its start is on record (on disk, when a log is kept:
     // the calls that start together share one fsync). Fail closed otherwise.
     const onRecord = dispatch.options.assertRecorded?.(started);
-    const outcome = onRecord === undefined ? this.execute() : onRecord.then(() => this.execute());
+    // Waiting for the disk is not running: the slots are taken once the start is there, so that
+    // every call a tick starts shares one group commit, not one per limiter's worth of calls.
+    if (onRecord !== undefined) return onRecord.then(() => (release === undefined ? this.executeInSlots() : this.execute()));
+    const outcome = this.execute();
     if (release === undefined && outcome instanceof Promise) {
       // Nothing else has run since `hasFreeSlot` said yes, unless the tool itself dispatched
       // through the same limiter synchronously, which p-limit forbids anyway (it deadlocks). A
@@ -164,6 +167,29 @@ class CallRun implements DispatcherSource {
       holdSlot(dispatch.limiter, outcome);
     }
     return outcome;
+  }
+
+  /** Runs the tool once its start is on disk: in free slots at once, else once it has them. */
+  private executeInSlots(): AttemptOutcome | Promise<AttemptOutcome> {
+    const { dispatch } = this;
+    if (hasFreeSlot(this.toolLimiter) && hasFreeSlot(dispatch.limiter)) {
+      const outcome = this.execute();
+      if (outcome instanceof Promise) {
+        holdSlot(this.toolLimiter, outcome);
+        holdSlot(dispatch.limiter, outcome);
+      }
+      return outcome;
+    }
+    return acquireSlots([this.toolLimiter, dispatch.limiter], dispatch.scope).then(
+      async (release) => {
+        try {
+          return await this.execute();
+        } finally {
+          release();
+        }
+      },
+      (error: unknown): AttemptOutcome => ({ ok: false, failure: abortedFailure(dispatch.scope.stopped ? dispatch.scope.reason : error) }),
+    );
   }
 
   /** Runs the tool once: for real, or, when a journal recorded this attempt, as it went then. */

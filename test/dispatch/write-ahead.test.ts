@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import { describe, expect, it } from 'vitest';
 import { dispatchCalls } from '../../src/tools/dispatch-calls.js';
 import { LogError } from '../../src/errors.js';
@@ -55,5 +56,30 @@ describe('dispatchCalls: write-ahead check', () => {
     let ran = false;
     await expect(dispatchCalls([entry(makeTool('t', () => (ran = true)))], options)).rejects.toThrow('bus gone');
     expect(ran).toBe(false);
+  });
+
+  it('holds no limiter slot while a start waits for the disk, and runs the calls within the limit after', async () => {
+    // Every start waits on one commit: with a limit of 2, the five of them are all on record
+    // before any runs (a slot held while waiting would have let only two start at a time).
+    const commit = deferred();
+    const limiter = pLimit(2);
+    const h = harness({ limiter, sequential: false, assertRecorded: () => commit.promise });
+    let running = 0;
+    let most = 0;
+    const tool = makeTool('slow', async () => {
+      most = Math.max(most, ++running);
+      await flush();
+      running--;
+      return 'ok';
+    });
+    const turn = dispatchCalls(['a', 'b', 'c', 'd', 'e'].map((id) => entry(tool, {}, id)), h.options);
+    await flush();
+    expect(h.of('tool.started')).toHaveLength(5);
+    expect(limiter.activeCount).toBe(0);
+    commit.resolve();
+    const results = await turn;
+    expect(results.map((result) => result.status)).toEqual(['completed', 'completed', 'completed', 'completed', 'completed']);
+    expect(most).toBe(2);
+    expect(limiter.activeCount).toBe(0);
   });
 });
