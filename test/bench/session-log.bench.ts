@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCrowd, scene as crowdDefinition } from '../../scenes/crowd/index.js';
 import type { SceneRecipe } from '../../src/bus/event-data.js';
-import { createBus } from '../../src/index.js';
+import { createBus, type Bus } from '../../src/index.js';
 import { latestCheckpoint, latestCheckpointNumber } from '../../src/record/checkpoints.js';
 import { readLogStart, readLogTail } from '../../src/record/log-reader.js';
 import { openResume } from '../../src/record/resume-scene.js';
@@ -26,12 +26,12 @@ export async function benchLoggedCrowd(npcs: number, ticks: number, rounds = 3):
   const dir = mkdtempSync(join(tmpdir(), 'troupe-bench-log-'));
   try {
     // Untimed first, so that neither timed run pays for compiling the code.
-    await loggedCrowd(npcs, 3, join(dir, 'warm.jsonl'));
-    const runs: Record<How, Timed[]> = { off: [], on: [], never: [] };
+    await loggedCrowd(npcs, 3, join(dir, 'warm.jsonl'), 'on');
+    const runs: Record<How, Timed[]> = { off: [], on: [], never: [], bare: [] };
     for (let round = 0; round < rounds; round++) {
       // Alternating the order, so that a burst of load on a shared machine hits them all.
-      const order: How[] = round % 2 === 0 ? ['off', 'on', 'never'] : ['never', 'on', 'off'];
-      for (const how of order) runs[how].push(await loggedCrowd(npcs, ticks, how === 'off' ? undefined : join(dir, `run-${round}-${how}.jsonl`), how === 'never' ? 'never' : undefined));
+      const order: How[] = round % 2 === 0 ? ['off', 'on', 'never', 'bare'] : ['bare', 'never', 'on', 'off'];
+      for (const how of order) runs[how].push(await loggedCrowd(npcs, ticks, how === 'off' ? undefined : join(dir, `run-${round}-${how}.jsonl`), how));
     }
     const rate = (run: Timed): number => run.steps / run.seconds;
     const best = (list: Timed[]): Timed => list.reduce((a, b) => (rate(b) > rate(a) ? b : a));
@@ -42,6 +42,7 @@ export async function benchLoggedCrowd(npcs: number, ticks: number, rounds = 3):
     const off = best(runs.off);
     const on = best(runs.on);
     const never = best(runs.never);
+    const bare = best(runs.bare);
     const ratios = (list: Timed[]): string => {
       const each = list.map((run, index) => rate(run) / rate(runs.off[index]!));
       return `${Math.min(...each).toFixed(2)}–${Math.max(...each).toFixed(2)}×`;
@@ -73,6 +74,14 @@ export async function benchLoggedCrowd(npcs: number, ticks: number, rounds = 3):
         ratio: rate(off) / rate(never),
         note: `${fmt(rate(never))} agent-steps/s (range ${range(runs.never)}); ${(rate(never) / rate(off)).toFixed(2)}× without a log (per round ${ratios(runs.never)}; per CPU-second ${perCpu(never)}×)`,
       },
+      {
+        // The bare baseline: the least any JSON Lines log of every event could cost.
+        name: `crowd, ${label}: bare JSONL (JSON.stringify, a write per 64 KiB)`,
+        iterations: bare.steps,
+        usPerOp: (bare.seconds * 1e6) / bare.steps,
+        ratio: rate(off) / rate(bare),
+        note: `${fmt(rate(bare))} agent-steps/s (range ${range(runs.bare)}); ${(rate(bare) / rate(off)).toFixed(2)}× without a log (per round ${ratios(runs.bare)}; per CPU-second ${perCpu(bare)}×); no checksum, redaction, write-ahead or fsync`,
+      },
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -81,13 +90,17 @@ export async function benchLoggedCrowd(npcs: number, ticks: number, rounds = 3):
 
 const fmt = (value: number): string => Math.round(value).toLocaleString('en-US');
 
-/** No log, a log as `troupe run --log` writes it, and one that never waits for the disk. */
-type How = 'off' | 'on' | 'never';
+/**
+ * No log, a log as `troupe run --log` writes it, one that never waits for the disk, and a bare
+ * JSON Lines writer (`bareWriter`).
+ */
+type How = 'off' | 'on' | 'never' | 'bare';
 
-async function loggedCrowd(npcs: number, ticks: number, logPath: string | undefined, fsync?: 'never'): Promise<Timed> {
+async function loggedCrowd(npcs: number, ticks: number, logPath: string | undefined, how: How): Promise<Timed> {
   (globalThis as { gc?: () => void }).gc?.();
-  const log = logPath === undefined ? undefined : createSessionLog(logPath, { recipe: crowdRecipe(npcs, ticks), ...(fsync !== undefined && { fsync }) });
+  const log = logPath === undefined || how === 'bare' ? undefined : createSessionLog(logPath, { recipe: crowdRecipe(npcs, ticks), ...(how === 'never' && { fsync: 'never' as const }) });
   const bus = createBus({ ids: sequentialIds('crowd') });
+  const bare = how === 'bare' && logPath !== undefined ? bareWriter(bus, logPath) : undefined;
   const scene = buildCrowd({ npcs, seed: 1, bus, ...(log !== undefined && { log }) });
   await scene.start();
   const warm = await scene.step();
@@ -98,6 +111,7 @@ async function loggedCrowd(npcs: number, ticks: number, logPath: string | undefi
     const start = process.hrtime.bigint();
     const cpu = process.cpuUsage();
     const report = await scene.step();
+    bare?.flush();
     seconds += Number(process.hrtime.bigint() - start) / 1e9;
     const used = process.cpuUsage(cpu);
     cpuSeconds += (used.user + used.system) / 1e6;
@@ -105,9 +119,28 @@ async function loggedCrowd(npcs: number, ticks: number, logPath: string | undefi
   }
   await scene.stop();
   await log?.close();
+  bare?.close();
   if (log?.failure !== undefined) throw log.failure;
   const bytes = logPath === undefined ? 0 : statSync(logPath).size;
   return { steps: npcs * (ticks - 1), seconds, cpuSeconds, bytes };
+}
+
+/**
+ * The bare baseline's writer, as a plain fast logger writes: each event `JSON.stringify`'d into a
+ * pending string, written whenever it passes 64 KiB and after each tick.
+ */
+function bareWriter(bus: Bus, path: string): { flush(): void; close(): void } {
+  const fd = openSync(path, 'a');
+  let pending = '';
+  const flush = (): void => {
+    if (pending.length > 0) writeSync(fd, pending);
+    pending = '';
+  };
+  bus.on('*', (event) => {
+    pending += `${JSON.stringify(event)}\n`;
+    if (pending.length > 65_536) flush();
+  });
+  return { flush, close: () => (flush(), closeSync(fd)) };
 }
 
 function crowdRecipe(npcs: number, ticks: number): SceneRecipe {
