@@ -94,6 +94,8 @@ export async function openRedisLimiter(options: RedisLimiterOptions): Promise<Re
     throw error;
   }
   const client: LimiterClient = defineLimiterScripts(command.client);
+  // Each command in flight listens for the connection's close (`whileConnected`): many at once is normal.
+  command.client.setMaxListeners(0);
   const instance = randomUUID().replaceAll('-', '').slice(0, 16);
   const wakePrefix = `${prefix}:wake:`;
   const wakeList = `${wakePrefix}${instance}`;
