@@ -177,8 +177,14 @@ export async function openRedisLimiter(options: RedisLimiterOptions): Promise<Re
         try {
           results = (await command.whileConnected(pipeline.exec())) ?? [];
         } catch (error) {
-          if (!isConnectionError(error)) throw error;
-          for (const waiter of batch) if (!waiter.done) due.add(waiter);
+          for (const waiter of batch) {
+            if (waiter.done) continue;
+            if (isConnectionError(error)) due.add(waiter);
+            else {
+              settle(waiter);
+              waiter.reject(failed(`grant a slot of ${waiter.key}`, error));
+            }
+          }
           continue;
         }
         batch.forEach((waiter, index) => {
@@ -218,6 +224,7 @@ export async function openRedisLimiter(options: RedisLimiterOptions): Promise<Re
     if (listening) return;
     listening = true;
     try {
+      let polled = Date.now();
       while (waiters.size > 0 && !closed) {
         let woken: string | undefined;
         try {
@@ -228,7 +235,11 @@ export async function openRedisLimiter(options: RedisLimiterOptions): Promise<Re
           if (!isConnectionError(error)) notice(`waiting for a wake-up failed: ${errorMessage(error).split('\n')[0]}; polling`);
           await Promise.race([blocking.untilReady(() => closed), new Promise((resolve) => setTimeout(resolve, pollMs))]);
         }
-        nudge(woken === undefined ? waiters.values() : [...waiters.values()].filter((waiter) => waiter.key === woken));
+        // Wake-ups for one key never starve the others' polls (which also keep their places).
+        if (woken === undefined || Date.now() - polled >= pollMs) {
+          polled = Date.now();
+          nudge(waiters.values());
+        } else nudge([...waiters.values()].filter((waiter) => waiter.key === woken));
       }
     } finally {
       listening = false;

@@ -159,6 +159,27 @@ describe.runIf(redis !== undefined)('the keyed limiter across processes on Redis
     });
   }, 30_000);
 
+  it('drops a waiter killed with SIGKILL from the queue: those behind it are served', async () => {
+    const scene = redis!.scene('deadwaiter');
+    const [, queue] = limiterKeys(`troupe:${scene}:limits`, 'k');
+    await withLimiters(scene, 1, async ([limiter]) => {
+      const lease = await limiter!.acquire('k', 1);
+      const dead = worker([url, scene, 'k', '1', 'hold', '0', '0', '30000']);
+      await waitForAsync(async () => (await redis!.admin.zcard(queue)) === 1, 'the child queued');
+      const behind = limiter!.acquire('k', 1);
+      await waitForAsync(async () => (await redis!.admin.zcard(queue)) === 2, 'a waiter queued behind the child');
+      dead.child.kill('SIGKILL');
+      await dead.closed;
+      const releasedAt = Date.now();
+      await lease.release();
+      const next = await behind;
+      expect(Date.now() - releasedAt).toBeLessThan(10_000);
+      expect(dead.lines).toEqual([]);
+      expect(await redis!.admin.zcard(queue)).toBe(0);
+      await next.release();
+    });
+  }, 30_000);
+
   it('rejects an aborted waiter with its reason, and it takes no slot', async () => {
     const scene = redis!.scene('abort');
     await withLimiters(scene, 2, async ([holderSide, waiterSide]) => {
