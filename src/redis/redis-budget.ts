@@ -86,7 +86,11 @@ export async function openRedisBudget(options: RedisBudgetOptions): Promise<Redi
       try {
         return await opened.whileConnected(call());
       } catch (error) {
-        if (isConnectionError(error)) continue;
+        if (isConnectionError(error)) {
+          // The drop may not show in `status` yet: a pause, not a spin.
+          await new Promise((resolve) => setTimeout(resolve, 25));
+          continue;
+        }
         throw new RedisError('redis_failed', `Redis at ${opened.where} refused to ${what} budget "${name}" (${key}): ${errorMessage(error).split('\n')[0]}`, { cause: error });
       }
     }

@@ -148,7 +148,10 @@ export async function openRedisLimiter(options: RedisLimiterOptions): Promise<Re
         await command.whileConnected(client.troupeLimiterRelease(...limiterKeys(prefix, key), wakePrefix, key, id, keepMs));
         return;
       } catch (error) {
-        if (isConnectionError(error)) continue;
+        if (isConnectionError(error)) {
+          await pause(25);
+          continue;
+        }
         notice(`could not ${what} ${key} lease ${id} (${errorMessage(error).split('\n')[0]}); it expires within ${leaseMs} ms`);
         return;
       }
@@ -185,6 +188,8 @@ export async function openRedisLimiter(options: RedisLimiterOptions): Promise<Re
               waiter.reject(failed(`grant a slot of ${waiter.key}`, error));
             }
           }
+          // The drop may not show in `status` yet: a pause, not a spin.
+          if (isConnectionError(error)) await pause(25);
           continue;
         }
         batch.forEach((waiter, index) => {
@@ -329,4 +334,8 @@ export async function openRedisLimiter(options: RedisLimiterOptions): Promise<Re
       command.client.disconnect();
     },
   };
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

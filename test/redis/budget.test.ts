@@ -171,6 +171,17 @@ describe.runIf(redis !== undefined)('a scene budget shared across processes on R
     await expect(openRedisBudget({ url, scene: redis!.scene('bad'), limits: { turns: 3 } as BudgetLimits })).rejects.toThrow(/unknown limit "turns"/);
   });
 
+  it('says in a RedisError when Redis refuses a spend', async () => {
+    const scene = redis!.scene('wrongtype');
+    await withBudgets(scene, { modelCalls: 3 }, 1, async ([budget]) => {
+      await redis!.admin.del(budget!.key);
+      await redis!.admin.set(budget!.key, 'not a hash');
+      const spent = budget!.spend({ modelCalls: 1 });
+      await expect(spent).rejects.toMatchObject({ code: 'redis_failed' });
+      await expect(spent).rejects.toThrow(new RegExp(`refused to spend budget "${scene}" \\(${budget!.key}\\): .*WRONGTYPE`));
+    });
+  });
+
   it('goes on after its connection is killed, counting each spend once', async () => {
     const scene = redis!.scene('kill');
     const notices: string[] = [];

@@ -253,6 +253,16 @@ describe.runIf(redis !== undefined)('the keyed limiter across processes on Redis
     await expect(openRedisLimiter({ url: 'redis://127.0.0.1:1', scene: 'x', connectTimeoutMs: 1_000 })).rejects.toBeInstanceOf(RedisError);
   });
 
+  it('says in a RedisError when Redis refuses a grant', async () => {
+    const scene = redis!.scene('wrongtype');
+    await withLimiters(scene, 1, async ([limiter]) => {
+      await redis!.admin.set(limiterKeys(`troupe:${scene}:limits`, 'k')[0], 'not a sorted set');
+      const acquired = limiter!.acquire('k', 1);
+      await expect(acquired).rejects.toBeInstanceOf(RedisError);
+      await expect(acquired).rejects.toThrow(/refused to grant a slot of k: .*WRONGTYPE/);
+    });
+  });
+
   it('clearQueue rejects this process’s waiting calls with an AbortError', async () => {
     await withLimiters(redis!.scene('clear'), 1, async ([limiter]) => {
       const limited = sharedLimit(limiter!, 'k', 1);
