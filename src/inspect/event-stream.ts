@@ -14,10 +14,14 @@ export type StreamContext = {
   /** Events waiting per client before a client that stopped reading is dropped. */
   queue: number;
   redactor: Redactor;
+  /** The session log's fast writer: an envelope's JSON when its data is plain and shows no secret. */
+  plainLine: (event: Envelope) => string | undefined;
   maxEventChars: number;
   notify: (notice: InspectorNotice) => void;
-  /** Data JSON per envelope, serialized once for all clients. */
+  /** Data JSON per envelope, serialized once for all clients (kept only while there are several). */
   frames: WeakMap<Envelope, string>;
+  /** Streams open now. */
+  clients: () => number;
 };
 
 /** One open `/events` stream. */
@@ -50,24 +54,50 @@ export function openEventStream(req: IncomingMessage, res: ServerResponse, conte
   let closeStream: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => (closeStream = resolve));
 
+  // Frames wait in `pending` and go out in one write per turn of the event loop (or per
+  // FLUSH_CHARS): a write per event cost the crowd more than serializing it.
+  let pending = '';
+  let flushQueued = false;
+  let drained: Promise<void> | undefined;
   const write = (text: string): void | Promise<void> => {
     if (ended || res.destroyed) return;
     if (res.write(text)) return;
     waitingForDrain = true;
-    return new Promise<void>((resolve) => {
+    drained = new Promise<void>((resolve) => {
       const done = (): void => {
         waitingForDrain = false;
+        drained = undefined;
         res.off('drain', done);
         res.off('close', done);
         resolve();
+        // What was taken while the socket was full goes out now.
+        if (pending !== '') queueFlush();
       };
       res.on('drain', done);
       res.on('close', done);
     });
+    return drained;
+  };
+  const flush = (): void | Promise<void> => {
+    flushQueued = false;
+    if (pending === '' || waitingForDrain) return drained;
+    const text = pending;
+    pending = '';
+    return write(text);
+  };
+  const flushLater = (): void => void flush();
+  const queueFlush = (): void => {
+    if (flushQueued) return;
+    flushQueued = true;
+    setImmediate(flushLater);
   };
   const deliver = (event: Envelope, delivery: Delivery): void | Promise<void> => {
     const gap = delivery.dropped > 0 ? gapFrame(delivery.dropped, request.policy) : '';
-    return write(gap + eventFrame(event, dataText(event, context)));
+    pending += gap + eventFrame(event, dataText(event, context));
+    // A full socket holds the queue (and its policy) back, as one write per event did.
+    if (waitingForDrain) return drained;
+    if (pending.length >= FLUSH_CHARS) return flush();
+    queueFlush();
   };
   const delivery: BufferedDelivery = createBufferedDelivery(deliver, {
     policy: request.policy,
@@ -108,6 +138,7 @@ export function openEventStream(req: IncomingMessage, res: ServerResponse, conte
     },
     end() {
       if (ended) return;
+      if (!waitingForDrain) void flush();
       ended = true;
       delivery.stop();
       // A client that is not reading would never take the end of the stream: cut it.
@@ -140,10 +171,21 @@ export function gapFrame(missed: number | null, reason: 'history' | Backpressure
  * `$truncated` preview. JSON never holds a raw line break, so one `data:` line carries it.
  */
 function dataText(event: Envelope, context: StreamContext): string {
+  // One page: nobody else will ask, and a weak map of every event costs the collector more than
+  // the serializing it saves.
+  if (context.clients() <= 1) return serialized(event, context);
   let text = context.frames.get(event);
   if (text === undefined) {
-    text = serializeEnvelope(event, { redactor: context.redactor, maxChars: context.maxEventChars }).text;
+    text = serialized(event, context);
     context.frames.set(event, text);
   }
   return text;
 }
+
+function serialized(event: Envelope, context: StreamContext): string {
+  const plain = context.plainLine(event);
+  return plain !== undefined && plain.length <= context.maxEventChars ? plain : serializeEnvelope(event, { redactor: context.redactor, maxChars: context.maxEventChars }).text;
+}
+
+/** Characters of frames waiting past which they are written at once, not at the turn's end. */
+const FLUSH_CHARS = 64 * 1024;

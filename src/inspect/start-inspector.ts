@@ -5,6 +5,8 @@ import type { Agent } from '../agent/agent-options.js';
 import type { Bus } from '../bus/bus.js';
 import { resolveBackpressure, type BackpressurePolicy } from '../bus/event-queue.js';
 import { ConfigError, TroupeError } from '../errors.js';
+import { DEFAULT_MAX_DEPTH } from '../bus/safe-json.js';
+import { createLineWriter } from '../record/plain-json.js';
 import { createRedactor } from '../record/redact.js';
 import { createEventHistory, type EventHistory } from './event-history.js';
 import type { EventStream, StreamContext } from './event-stream.js';
@@ -39,13 +41,16 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   const config = resolveOptions(options);
   const notify = options.onNotice ?? printNotice;
   const streams = new Set<EventStream>();
+  const redactor = createRedactor({ secrets: [...(options.redact ?? []), config.token] });
   const stream: StreamContext = {
     history: config.history,
     queue: config.queue,
-    redactor: createRedactor({ secrets: [...(options.redact ?? []), config.token] }),
+    redactor,
+    plainLine: createLineWriter(redactor, DEFAULT_MAX_DEPTH),
     maxEventChars: config.maxEventChars,
     notify,
     frames: new WeakMap(),
+    clients: () => streams.size,
   };
   let context: InspectorContext | undefined;
   const handle = createRequestHandler(() => context);

@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { fork } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { setImmediate as turn, setTimeout as sleep } from 'node:timers/promises';
 import { buildCrowd } from '../../scenes/crowd/index.js';
@@ -6,6 +6,8 @@ import { createBus } from '../../src/index.js';
 import { sequentialIds } from '../../src/testing/index.js';
 import { createEventHistory, startInspector, type Inspector, type InspectorNotice } from '../../src/inspect/index.js';
 import type { Row } from './measure.js';
+import type { ReaderProgress } from './sse-reader.js';
+import { fileURLToPath } from 'node:url';
 
 /**
  * How the crowd is watched in one run: (a) no inspector, (a′) an inspector nobody reads, (b) one
@@ -53,8 +55,8 @@ const SETTLE_MS = 10_000;
  * An SSE client that never reads gets a bounded buffer and is then dropped, and
  * the agents' throughput does not change. Runs the crowd scene (built as `benchCrowd` builds it)
  * in this process, same size each time: (a) no inspector; (a′) an inspector with its history and
- * no client; (b) an inspector with one client reading `GET /events` over HTTP, with the token, to
- * the last event; (c) an inspector with `stalled` clients that connect over TCP to 127.0.0.1, send
+ * no client; (b) an inspector with one client in another process reading `GET /events` over HTTP,
+ * with the token, to the last event; (c) an inspector with `stalled` clients that connect over TCP to 127.0.0.1, send
  * the request with the token and never read a byte while the scene runs. Reports agent-steps/s
  * for each over the ticks after the first (as `benchCrowd`), the ratio to (a), and for (c) the
  * ratio to (a′), when the server dropped each stalled client (its `client_dropped` notice) and,
@@ -64,8 +66,9 @@ const SETTLE_MS = 10_000;
  *
  * The timed loop gives the event loop one turn after each tick, in every run: a stepped scene
  * with a zero-latency brain otherwise never lets the server write while it runs. In (b) the loop
- * also waits, timed, until the reader has caught up: the reader lives in this process, so its
- * cost (and the server's: serializing and writing every event) is in (b)'s time.
+ * also waits, timed, until the reader has caught up. The reader is a process of its own, as a
+ * page's browser is: the server's cost (serializing every event once, writing its frames in
+ * batches) is in (b)'s time, and the reading is on the machine's other core.
  */
 export async function benchStalledClient(npcs: number, ticks: number, options: StalledClientOptions = {}): Promise<Row[]> {
   if (ticks < 3) throw new Error('benchStalledClient needs at least 3 ticks (the first is not timed)');
@@ -207,47 +210,22 @@ async function catchUp(reader: Reader | undefined, history: { total: number } | 
   while (reader.last < history.total && !reader.dropped && Date.now() < deadline) await turn();
 }
 
-/** Opens `GET /events` with the token and reads it as it arrives, counting frames and checking their ids. */
+/**
+ * Opens `GET /events` with the token from a reader in its own process (a page's browser is one),
+ * which reports how far it got after each chunk it reads.
+ */
 function openReader(inspector: Inspector): Promise<Reader> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port: inspector.port, path: '/events', agent: false, headers: { host: `127.0.0.1:${inspector.port}`, 'x-troupe-token': inspector.token } },
-      (res) => {
-        if (res.statusCode !== 200) {
-          res.resume();
-          return reject(new Error(`GET /events answered ${res.statusCode}`));
-        }
-        res.setEncoding('utf8');
-        // A frame is `id: crowd-N\nevent: troupe\ndata: {…}\n\n`; its data never holds a raw line break.
-        let carry = '';
-        res.on('data', (chunk: string) => {
-          const text = carry + chunk;
-          let done = 0;
-          for (let at = text.indexOf(ID_LINE); at !== -1; at = text.indexOf(ID_LINE, done)) {
-            const end = text.indexOf('\n', at + ID_LINE.length);
-            if (end === -1) break;
-            const id = Number(text.slice(at + ID_LINE.length, end));
-            if (state.frames === 0) state.first = id;
-            else if (id !== state.last + 1) state.contiguous = false;
-            state.last = id;
-            state.frames++;
-            done = end;
-          }
-          // Keep the tail that may hold the start of an id line cut by the chunk's end.
-          carry = text.slice(Math.max(done, text.length - 64));
-        });
-        res.on('close', () => void (state.dropped ||= !res.complete));
-        res.on('error', () => void (state.dropped = true));
-        resolve(state);
-      },
-    );
-    const state: Reader = { frames: 0, first: 0, last: 0, contiguous: true, dropped: false, close: () => req.destroy() };
-    req.on('error', reject);
-    req.end();
+    const child = fork(fileURLToPath(new URL('./sse-reader.js', import.meta.url)), [String(inspector.port), inspector.token], { stdio: 'ignore' });
+    const state: Reader = { frames: 0, first: 0, last: 0, contiguous: true, dropped: false, close: () => void child.kill() };
+    child.on('message', (progress: ReaderProgress) => {
+      Object.assign(state, progress);
+      resolve(state);
+    });
+    child.once('error', reject);
+    child.once('exit', () => void (state.dropped = true));
   });
 }
-
-const ID_LINE = '\nid: crowd-';
 
 /** A raw TCP client: sends `GET /events` with the token, then never reads (the socket is paused). */
 function openStalled(inspector: Inspector): Promise<Socket> {
