@@ -141,7 +141,13 @@ export class StreamingScanner extends BlockFinder implements ActionScanner {
       } else if (length > 1 && length <= QUIET_CHUNK && this.text.stageQuiet(chunk, this.quietLoud)) {
         // Every character is loud in `LOUD`, so only a hidden or a visible state gets here.
         if (this.quietKind === QUIET_HIDDEN) return this.quietHidden;
-        const answer = this.showQuietly(chunk, length);
+        // Visible text: the chunk itself, after the space the trimmer held if it held one.
+        if (chunk.charCodeAt(length - 1) !== SPACE) {
+          const spaceBefore = this.quietShift !== 0;
+          this.quietShift = 0;
+          return { visible: spaceBefore ? ' ' + chunk : chunk, closed: false };
+        }
+        const answer = this.showBeforeSpace(chunk, length);
         if (answer !== undefined) return answer;
       }
     }
@@ -149,23 +155,20 @@ export class StreamingScanner extends BlockFinder implements ActionScanner {
   }
 
   /**
-   * The answer to visible text of several characters (a token's worth) that the quiet path has
-   * stored. The trimmer is followed as for one character (see `quiet-states.ts`): at most one space
-   * is held, so a chunk ending in two spaces is taken back and left to the machine (undefined).
+   * The answer to visible text of several characters that the quiet path has stored, ending in a
+   * space. The trimmer is followed as for one character (see `quiet-states.ts`): it holds that space
+   * back, and it holds at most one, so a chunk ending in two spaces is taken back and left to the
+   * machine (undefined).
    */
-  private showQuietly(chunk: string, length: number): ScanProgress | undefined {
-    const spaceBefore = this.quietShift !== 0;
-    if (chunk.charCodeAt(length - 1) !== SPACE) {
-      this.quietShift = 0;
-      return { visible: spaceBefore ? ` ${chunk}` : chunk, closed: false };
-    }
+  private showBeforeSpace(chunk: string, length: number): ScanProgress | undefined {
     if (chunk.charCodeAt(length - 2) === SPACE) {
       this.text.takeBack(length);
       return undefined;
     }
-    this.quietShift = AFTER_SPACE;
     const shown = chunk.slice(0, length - 1);
-    return { visible: spaceBefore ? ` ${shown}` : shown, closed: false };
+    const spaceBefore = this.quietShift !== 0;
+    this.quietShift = AFTER_SPACE;
+    return { visible: spaceBefore ? ' ' + shown : shown, closed: false };
   }
 
   /** `push` for any other chunk. */
