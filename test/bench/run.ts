@@ -7,7 +7,6 @@ import type { Row } from './measure.js';
 import { benchMemory } from './memory.bench.js';
 import { benchOtel } from './otel.bench.js';
 import { benchParkedAgents } from './parked-agents.bench.js';
-import { benchRedis } from './redis.bench.js';
 import { benchRoundsToLand } from './rounds-to-land.bench.js';
 import { benchLoggedCrowd, benchResume } from './session-log.bench.js';
 import { benchStalledClient } from './stalled-client.bench.js';
@@ -58,9 +57,15 @@ async function main(): Promise<void> {
   printRows(rows);
 }
 
-/** The Redis rows, or one row that says why there are none (no server answered). */
+/**
+ * The Redis rows, or one row that says why there are none (no server answered). Imported only
+ * when run: ioredis defines a subclass of `String` (its RESP3 `VerbatimString`), and once a
+ * process has loaded it V8 runs string code slower, the `<ACTION>` parse 3× slower (a batch parse
+ * of 1 KB took 9.3 µs instead of 3.2), so a static import slowed the rows of every other bench.
+ */
 async function benchRedisOrSay(npcs: number, ticks: number): Promise<Row[]> {
   try {
+    const { benchRedis } = await import('./redis.bench.js');
     return await benchRedis(REDIS_URL, npcs, ticks);
   } catch (error) {
     console.error(`bench: no Redis rows: ${error instanceof Error ? error.message : String(error)}`);
