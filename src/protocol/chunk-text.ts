@@ -122,6 +122,30 @@ export class ChunkText {
     return true;
   }
 
+  /**
+   * Adds a short chunk holding no character of `loud` (and nothing past ASCII) to the stage and
+   * returns true; false, having added nothing, for any other chunk or when the stage has no room.
+   */
+  stageQuiet(chunk: string, loud: StopChars): boolean {
+    const length = chunk.length;
+    const stage = this.stage;
+    const at = this.staged;
+    if (at + length > stage.length) return false;
+    for (let index = 0; index < length; index++) {
+      const code = chunk.charCodeAt(index);
+      if (code >= 0x80 || loud[code] === 1) return false;
+      // Past `staged`, so a chunk that turns out to be loud leaves nothing behind.
+      stage[at + index] = code;
+    }
+    this.staged = at + length;
+    return true;
+  }
+
+  /** Takes back the last `length` characters `stageQuiet` added. */
+  takeBack(length: number): void {
+    this.staged -= length;
+  }
+
   /** Makes the stage, so that `stageChar` can take characters. */
   makeStage(): void {
     if (this.stage.length > 0) return;

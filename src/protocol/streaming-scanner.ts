@@ -9,7 +9,16 @@ import { BlockFinder } from './block-finder.js';
 import type { CharFinder } from './char-finder.js';
 import { ChunkText } from './chunk-text.js';
 import type { ResolvedParseOptions } from './parse-options.js';
-import { AFTER_SPACE, LOUD, quietStates, type QuietState, type QuietStates, type ScanProgress } from './quiet-states.js';
+import {
+  AFTER_SPACE,
+  LOUD,
+  QUIET_HIDDEN,
+  QUIET_NONE,
+  quietStates,
+  type QuietState,
+  type QuietStates,
+  type ScanProgress,
+} from './quiet-states.js';
 import * as modes from './scan-modes.js';
 import type { StopChars } from './stop-chars.js';
 import type { BlockWatcher, CloseTagWatcher, FencedCodeWatcher } from './tag-watchers.js';
@@ -18,6 +27,10 @@ import { VisibleText } from './visible-text.js';
 
 // Local copies (see `scan-modes.ts`).
 const { HIDER, PROSE } = modes;
+
+const SPACE = 0x20;
+/** Chunks up to this long may take the quiet path; longer ones are cheaper through the machine's native searches. */
+const QUIET_CHUNK = 64;
 
 /**
  * The `<ACTION>` scanner behind both entry points: `createActionScanner` returns one, and
@@ -95,6 +108,10 @@ export class StreamingScanner extends BlockFinder implements ActionScanner {
   private quietAnswers = LOUD.answers;
   /** `quiet.shifts`, likewise. */
   private quietShifts = LOUD.shifts;
+  /** `quiet.kind`, `quiet.loud` and `quiet.hiddenAnswer`, likewise, for chunks of several characters. */
+  private quietKind = QUIET_NONE;
+  private quietLoud = LOUD.loud;
+  private quietHidden = LOUD.hiddenAnswer;
   /** Between pushes: 0, or `AFTER_SPACE` when the quiet path left one space held in the trimmer. */
   private quietShift = 0;
   /** The quiet states of the last stop characters, kept to skip a lookup per machine push. */
@@ -106,20 +123,52 @@ export class StreamingScanner extends BlockFinder implements ActionScanner {
   }
 
   push(chunk: string): ScanProgress {
-    // A one-character ASCII chunk the state is not waiting for: the quiet automaton answers it and
-    // the text keeps it, without the machine and without allocating (see `quiet-states.ts`). This
-    // method stays this small so that the engine inlines it into the caller's loop.
-    if (typeof chunk === 'string' && chunk.length === 1) {
-      const code = chunk.charCodeAt(0);
-      if (code < 0x80) {
-        const answer = this.quietAnswers[code + this.quietShift];
-        if (answer !== undefined && this.text.stageChar(code)) {
-          this.quietShift = this.quietShifts[code] as number;
-          return answer;
+    // A short chunk the state is not waiting for: the quiet path answers it and the text keeps it,
+    // without the machine (see `quiet-states.ts`). A one-character ASCII chunk is answered from a
+    // table and allocates nothing. This method stays this small so that the engine inlines it into
+    // the caller's loop.
+    if (typeof chunk === 'string') {
+      const length = chunk.length;
+      if (length === 1) {
+        const code = chunk.charCodeAt(0);
+        if (code < 0x80) {
+          const answer = this.quietAnswers[code + this.quietShift];
+          if (answer !== undefined && this.text.stageChar(code)) {
+            this.quietShift = this.quietShifts[code] as number;
+            return answer;
+          }
         }
+      } else if (length > 1 && length <= QUIET_CHUNK && this.text.stageQuiet(chunk, this.quietLoud)) {
+        // Every character is loud in `LOUD`, so only a hidden or a visible state gets here.
+        if (this.quietKind === QUIET_HIDDEN) return this.quietHidden;
+        // Visible text: the chunk itself, after the space the trimmer held if it held one.
+        if (chunk.charCodeAt(length - 1) !== SPACE) {
+          const spaceBefore = this.quietShift !== 0;
+          this.quietShift = 0;
+          return { visible: spaceBefore ? ' ' + chunk : chunk, closed: false };
+        }
+        const answer = this.showBeforeSpace(chunk, length);
+        if (answer !== undefined) return answer;
       }
     }
     return this.pushSlowly(chunk);
+  }
+
+  /**
+   * The answer to visible text of several characters that the quiet path has stored, ending in a
+   * space. The trimmer is followed as for one character (see `quiet-states.ts`): it holds that space
+   * back, and it holds at most one, so a chunk ending in two spaces is taken back and left to the
+   * machine (undefined).
+   */
+  private showBeforeSpace(chunk: string, length: number): ScanProgress | undefined {
+    if (chunk.charCodeAt(length - 2) === SPACE) {
+      this.text.takeBack(length);
+      return undefined;
+    }
+    const shown = chunk.slice(0, length - 1);
+    const spaceBefore = this.quietShift !== 0;
+    this.quietShift = AFTER_SPACE;
+    return { visible: spaceBefore ? ' ' + shown : shown, closed: false };
   }
 
   /** `push` for any other chunk. */
@@ -180,6 +229,9 @@ export class StreamingScanner extends BlockFinder implements ActionScanner {
     this.quiet = quiet;
     this.quietAnswers = quiet.answers;
     this.quietShifts = quiet.shifts;
+    this.quietKind = quiet.kind;
+    this.quietLoud = quiet.loud;
+    this.quietHidden = quiet.hiddenAnswer;
   }
 
   private pushToMachine(chunk: string): ScanProgress {

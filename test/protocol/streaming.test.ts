@@ -114,9 +114,9 @@ describe('small chunks (the path that skips the machine)', () => {
     .array(fc.oneof({ weight: 1, arbitrary: modelOutput }, { weight: 1, arbitrary: filler }), { minLength: 2, maxLength: 12 })
     .map((parts) => parts.join(''));
   /** Chunk lengths around the limits of the fast path: one character, a few, and longer than a short chunk. */
-  const chunkLengths = fc.array(fc.constantFrom(1, 1, 1, 2, 3, 7, 64, 65, 300), { minLength: 1, maxLength: 20 });
+  const chunkLengths = fc.array(fc.constantFrom(1, 1, 1, 2, 3, 4, 4, 7, 64, 65, 300), { minLength: 1, maxLength: 20 });
 
-  function chunked(output: string, lengths: number[]): string[] {
+  function chunked(output: string, lengths: readonly number[]): string[] {
     const chunks: string[] = [];
     for (let at = 0, index = 0; at < output.length; index++) {
       const length = lengths[index % lengths.length] as number;
@@ -182,14 +182,32 @@ describe('small chunks (the path that skips the machine)', () => {
     expect(progress[6]).toEqual({ visible: ' t', closed: false });
   });
 
+  it('answers quiet chunks of a few characters inside the block with one shared, frozen progress object', () => {
+    const scanner = createActionScanner();
+    scanner.push('Noting.\n<ACTION><note><text>');
+    const progress = ['two ', 'ales', ' for', ' the', ' bar', 'd'].map((chunk) => scanner.push(chunk));
+    expect(progress[1]).toBe(progress[0]);
+    expect(progress[4]).toBe(progress[0]);
+    expect(Object.isFrozen(progress[0])).toBe(true);
+    expect(progress[0]).toEqual({ visible: '', closed: false });
+    expect(scanner.push('</text></note></ACTION>').closed).toBe(true);
+  });
+
+  it('shows prose in chunks of a few characters as they come, holding back one trailing space', () => {
+    const scanner = createActionScanner();
+    const chunks = ['Hello', ' the', 're, ', '', 'frie', 'nd  ', 'and ', '\tyou'];
+    expect(chunks.map((chunk) => scanner.push(chunk).visible)).toEqual(['Hello', ' the', 're,', '', ' frie', 'nd', '  and', ' \tyou']);
+    expect(scanner.finish().parsed.text).toBe('Hello there, friend  and \tyou');
+  });
+
   it('shows each character of prose on the push that brings it, holding back only trailing whitespace', () => {
     const prose = fc
       .array(fc.constantFrom('word', ' ', '  ', '\n', '\n\n', '\t', 'é', '😀', '.', '>', '-', ']'), { maxLength: 300 })
       .map((parts) => parts.join(''));
     fc.assert(
-      fc.property(prose, fc.boolean(), (output, oneByOne) => {
+      fc.property(prose, fc.constantFrom([1], [1, 3, 1, 2], [4], [2, 4, 5]), (output, lengths) => {
         const scanner = createActionScanner();
-        const chunks = oneByOne ? [...output] : chunked(output, [1, 3, 1, 2]);
+        const chunks = chunked(output, lengths);
         let shown = '';
         let received = '';
         for (const chunk of chunks) {
