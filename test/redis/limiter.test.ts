@@ -215,7 +215,7 @@ describe.runIf(redis !== undefined)('the keyed limiter across processes on Redis
       // The lease stays held across the drop: heartbeats resume once reconnected.
       await sleep(2_500);
       const [holders] = limiterKeys(`troupe:${scene}:limits`, 'k');
-      expect(await redis!.admin.zrange(holders, 0, -1)).toEqual([lease.id]);
+      expect(await redis!.admin.zrange(holders, '0', '-1')).toEqual([lease.id]);
       expect(notices.some((line) => /lost the connection to Redis/.test(line))).toBe(true);
       await lease.release();
       const next = await waiting;
