@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { Redis } from './load-ioredis.js';
 import { ConfigError, errorMessage } from '../errors.js';
 import { RedisError } from './redis-error.js';
 

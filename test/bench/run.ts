@@ -60,8 +60,9 @@ async function main(): Promise<void> {
 /**
  * The Redis rows, or one row that says why there are none (no server answered). Imported only
  * when run: ioredis defines a subclass of `String` (its RESP3 `VerbatimString`), and once a
- * process has loaded it V8 runs string code slower, the `<ACTION>` parse 3× slower (a batch parse
- * of 1 KB took 9.3 µs instead of 3.2), so a static import slowed the rows of every other bench.
+ * process has loaded one V8 runs string code slower (a batch parse of 1 KB took 9.3 µs instead of
+ * 3.2). troupe loads ioredis without it (`src/redis/load-ioredis.ts`); importing the bench late
+ * keeps every other row safe from any other way in.
  */
 async function benchRedisOrSay(npcs: number, ticks: number): Promise<Row[]> {
   try {
