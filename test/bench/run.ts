@@ -7,6 +7,7 @@ import type { Row } from './measure.js';
 import { benchMemory } from './memory.bench.js';
 import { benchOtel } from './otel.bench.js';
 import { benchParkedAgents } from './parked-agents.bench.js';
+import { benchRound } from './round.bench.js';
 import { benchRoundsToLand } from './rounds-to-land.bench.js';
 import { benchLoggedCrowd, benchResume } from './session-log.bench.js';
 import { benchStalledClient } from './stalled-client.bench.js';
@@ -14,7 +15,12 @@ import { benchStatechart } from './statechart.bench.js';
 import { benchStreamParse } from './stream-parse.bench.js';
 
 /** One benchmark of the table: its name (for `--only`) and how to run it, quick or full. */
-type Bench = { name: string; run: (quick: boolean) => Promise<Row[]> | Row[] };
+type Bench = {
+  name: string;
+  /** Run only when `--only` names it exactly (too long or too big for every run). */
+  optIn?: boolean;
+  run: (quick: boolean) => Promise<Row[]> | Row[];
+};
 
 const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
@@ -38,6 +44,10 @@ const BENCHES: readonly Bench[] = [
   // A crowd's events through a Redis stream (REDIS_URL, else 127.0.0.1:6379) against the in-process bus.
   { name: 'redis', run: (quick) => benchRedisOrSay(quick ? 100 : 1_000, quick ? 10 : 20) },
   { name: 'memory', run: () => benchMemory(50) },
+  // A round of participants waiting a second each (a model's latency), all in flight at once.
+  { name: 'round', run: (quick) => benchRound(quick ? [16_000] : [64_000]) },
+  // The same at a million: minutes and several GiB, so only when asked for (`--only=round-million`).
+  { name: 'round-million', optIn: true, run: () => benchRound([1_000_000], 1) },
   // How many rounds a correction takes when a rejection names each wrong argument, not only the first.
   { name: 'rounds-to-land', run: () => benchRoundsToLand() },
 ];
@@ -45,14 +55,16 @@ const BENCHES: readonly Bench[] = [
 /**
  * `npm run bench`: prints a table comparing troupe with a bare hand-written baseline.
  * `--quick` runs smaller sizes; `--only=<words>` the benchmarks whose name contains one of the
- * comma-separated words (`--only=log,resume`).
+ * comma-separated words (`--only=log,resume`); an opt-in benchmark runs only when named whole
+ * (`--only=round-million`).
  */
 async function main(): Promise<void> {
   const quick = process.argv.includes('--quick');
   const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
   const rows: Row[] = [];
   for (const bench of BENCHES) {
-    if (only === undefined || only.some((word) => bench.name.includes(word))) rows.push(...(await bench.run(quick)));
+    const wanted = only === undefined ? bench.optIn !== true : only.some((word) => (bench.optIn === true ? bench.name === word : bench.name.includes(word)));
+    if (wanted) rows.push(...(await bench.run(quick)));
   }
   printRows(rows);
 }
