@@ -93,6 +93,59 @@ describe.runIf(redis !== undefined)('a scene across worker processes', () => {
     expect(completed.length + interrupted.length).toBe(12 * 8);
   }, 90_000);
 
+  it('moves partitions when workers join and leave between ticks, and the run asks for the same calls and ends in the same world', async () => {
+    const name = redis!.scene('moves');
+    const stream = streamKeyOf(name);
+    const first = troupe(['worker', '--redis', url, '--scene', name, '--once', '--id', 'm1']);
+    const coordinator = troupe(['run', COUNTERS, '--redis', url, '--workers', '1', '--wait-workers', '--redis-name', name, '--partitions', '8', '--seed', '11', '--ticks', '9', '--npcs', '10', '--delay-ms', '30', '--quiet']);
+    const ticked = (tick: number) => async () => (await streamEvents(redis!.admin, stream)).some((event) => event.type === 'scene.tick' && (event as Envelope<'scene.tick'>).data.tick === tick);
+    await eventually(ticked(3), 'tick 3');
+    const later = ['m2', 'm3'].map((id) => troupe(['worker', '--redis', url, '--scene', name, '--once', '--id', id]));
+    await eventually(ticked(6), 'tick 6');
+    // Leaves after the tick in progress; its partitions go on, from what it committed, on the others.
+    first.child.kill('SIGTERM');
+    expect(await first.exited, first.stderr()).toBe(143);
+    expect(await coordinator.exited, coordinator.stderr()).toBe(0);
+    for (const worker of later) expect(await worker.exited, worker.stderr()).toBe(0);
+
+    const alone = await runInProcess(counters, 11, { npcs: 10, 'delay-ms': 30 }, 9);
+    expect(coordinator.stdout().trim()).toBe(alone.summary);
+    const events = await streamEvents(redis!.admin, stream);
+    expect(askedCalls(events)).toEqual(askedCalls(alone.events));
+    const workersOf = (tick: number) => new Set(events.filter((event) => event.type === 'agent.triggered' && (event as Envelope<'agent.triggered'>).data.tick === tick).map((event) => event.worker));
+    expect([...workersOf(1)]).toEqual(['m1']);
+    expect([...workersOf(9)].sort()).toEqual(['m2', 'm3']);
+  }, 90_000);
+
+  it('rides out dropped connections: the workers and the coordinator reconnect, and the run ends as it would in one process', async () => {
+    const name = redis!.scene('drops');
+    const stream = streamKeyOf(name);
+    const workers = ['d1', 'd2'].map((id) => troupe(['worker', '--redis', url, '--scene', name, '--once', '--id', id]));
+    const coordinator = troupe(['run', COUNTERS, '--redis', url, '--workers', '2', '--wait-workers', '--redis-name', name, '--partitions', '4', '--seed', '2', '--ticks', '6', '--npcs', '8', '--delay-ms', '20', '--quiet']);
+    const ticked = (tick: number) => async () => (await streamEvents(redis!.admin, stream)).some((event) => event.type === 'scene.tick' && (event as Envelope<'scene.tick'>).data.tick === tick);
+    const pids = new Set([coordinator.child.pid, ...workers.map((worker) => worker.child.pid)].map(String));
+    const dropAll = async (): Promise<number> => {
+      const clients = String(await redis!.admin.client('LIST')).split('\n');
+      let dropped = 0;
+      for (const line of clients) {
+        const client = /^id=(\d+) .*name=troupe:(?:worker|coordinator):(\d+)/.exec(line);
+        if (client !== null && pids.has(client[2]!)) dropped += Number(await redis!.admin.client('KILL', 'ID', client[1]!));
+      }
+      return dropped;
+    };
+    await eventually(ticked(2), 'tick 2');
+    expect(await dropAll()).toBeGreaterThanOrEqual(3);
+    await eventually(ticked(4), 'tick 4');
+    expect(await dropAll()).toBeGreaterThanOrEqual(3);
+    expect(await coordinator.exited, coordinator.stderr()).toBe(0);
+    for (const worker of workers) expect(await worker.exited, worker.stderr()).toBe(0);
+    expect(coordinator.stderr()).toMatch(/lost the connection to Redis/);
+
+    const alone = await runInProcess(counters, 2, { npcs: 8, 'delay-ms': 20 }, 6);
+    expect(coordinator.stdout().trim()).toBe(alone.summary);
+    expect(askedCalls(await streamEvents(redis!.admin, stream))).toEqual(askedCalls(alone.events));
+  }, 90_000);
+
   it('refuses a worker whose scene code differs from the coordinator\'s, in one line', async () => {
     const name = redis!.scene('mismatch');
     // A copy of the fixture beside it, so that it imports the very modules the CLI runs on (a copy

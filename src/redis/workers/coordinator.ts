@@ -14,6 +14,8 @@ import { freshRunKeys, runKeys, RUNS_KEY, TURN_GROUP, type PartReport, type RunK
 import { DEFAULT_HEARTBEAT_MS, liveWorkers } from './membership.js';
 import { replicateWorld, type WorldReplica } from './redis-world.js';
 import { readRunRecord, RUN_FORMAT, RUN_VERSION, type RunRecord } from './run-record.js';
+import { untilAnswered } from './retry.js';
+import { COMMIT_TICK, runScript } from './scripts.js';
 
 const DEFAULT_PARTITIONS = 16;
 const DEFAULT_CLAIM_IDLE_MS = 5_000;
@@ -106,14 +108,17 @@ function coordinator(opened: OpenedRedis, keys: RunKeys, record: RunRecord, worl
   const note = options.onNotice ?? (() => undefined);
   let relay: EventRelay | undefined;
   let closed = false;
-  const setRecord = (changes: Partial<RunRecord>): Promise<unknown> => client.set(keys.run, JSON.stringify(Object.assign(record, changes)));
-  const sendEvents = (pipeline: ReturnType<typeof client.pipeline>): void => {
-    for (const text of relay?.take(-1) ?? []) pipeline.xadd(keys.events, '*', 'event', text);
+  const setRecord = (changes: Partial<RunRecord>): Promise<unknown> => untilAnswered(opened, () => client.set(keys.run, JSON.stringify(Object.assign(record, changes))));
+  /** Sends the scene's events so far, and with `tick` that tick's turns, in one script that commits once. */
+  const commitTick = async (field: string, tick: number | undefined): Promise<void> => {
+    const events = relay?.take(-1) ?? [];
+    const turns = tick === undefined ? [] : Array.from({ length: partitions }, (_, p) => keys.turns(p));
+    await untilAnswered(opened, () => runScript(client, COMMIT_TICK, [keys.committed, keys.events, ...turns], [field, run, String(tick ?? 0), events.length, ...events]));
   };
   const waitForWorkers = async (wanted: number, signal: AbortSignal | undefined): Promise<void> => {
     let lastSaid = 0;
     for (;;) {
-      const live = await liveWorkers(opened, keys, DEFAULT_HEARTBEAT_MS);
+      const live = await untilAnswered(opened, () => liveWorkers(opened, keys, DEFAULT_HEARTBEAT_MS));
       if (live.length >= wanted || signal?.aborted) return;
       await setRecord({ beat: Date.now() });
       if (Date.now() - lastSaid > 5_000) {
@@ -129,12 +134,13 @@ function coordinator(opened: OpenedRedis, keys: RunKeys, record: RunRecord, worl
     let waited = 0;
     while (reports.size < partitions) {
       if (signal?.aborted) return undefined;
-      const read = await client.xread('COUNT', 1000, 'BLOCK', 1000, 'STREAMS', keys.done, from.id);
+      const read = await untilAnswered(opened, () => client.xread('COUNT', 1000, 'BLOCK', 1000, 'STREAMS', keys.done, from.id));
       await setRecord({ beat: Date.now() });
       if (read === null) {
         if (++waited % 10 === 0) {
           const missing = Array.from({ length: partitions }, (_, p) => p).filter((p) => !reports.has(p));
-          note(`tick ${tick} still waits for partition${missing.length === 1 ? '' : 's'} ${missing.join(', ')} (live workers: ${(await liveWorkers(opened, keys)).join(', ') || 'none'})`);
+          const live = await untilAnswered(opened, () => liveWorkers(opened, keys));
+          note(`tick ${tick} still waits for partition${missing.length === 1 ? '' : 's'} ${missing.join(', ')} (live workers: ${live.join(', ') || 'none'})`);
         }
         continue;
       }
@@ -174,11 +180,8 @@ function coordinator(opened: OpenedRedis, keys: RunKeys, record: RunRecord, worl
         }
         parted.tickCount = tick;
         scene.bus.publish('scene.tick', { tick }, { scene: scene.name });
-        // The tick's own events first, then its turns: workers read the stream up to where their turn was given.
-        const pipeline = client.pipeline();
-        sendEvents(pipeline);
-        for (let p = 0; p < partitions; p++) pipeline.xadd(keys.turns(p), '*', 'tick', String(tick), 'run', run);
-        await pipeline.exec();
+        // The tick's own events first, then its turns: workers read the stream up to the tick's `scene.tick`.
+        await commitTick(`c:${tick}`, tick);
         const reports = await barrier(tick, done, signal);
         if (reports === undefined) {
           reason = 'signal';
@@ -195,9 +198,7 @@ function coordinator(opened: OpenedRedis, keys: RunKeys, record: RunRecord, worl
       }
       await world.catchUp();
       const result = await scene.stop(reason);
-      const pipeline = client.pipeline();
-      sendEvents(pipeline);
-      await pipeline.exec();
+      await commitTick('c:end', undefined);
       return result;
     },
     async close() {

@@ -2,7 +2,8 @@ import type { Envelope } from '../../bus/events.js';
 import type { PartedScene } from '../../scene/parted-scene.js';
 import type { SceneMember } from '../../scene/scene-member.js';
 import { isQuiet } from '../../scene/schedule.js';
-import { isConnectionError, type OpenedRedis } from '../connect.js';
+import type { OpenedRedis } from '../connect.js';
+import { untilAnswered } from './retry.js';
 import { EventRelay } from './event-relay.js';
 import { TURN_GROUP, type PartReport, type RunKeys } from './keys.js';
 import { memberText, restoreMember } from './member-state.js';
@@ -66,10 +67,10 @@ export class PartRunner {
   async runTick(tick: number, entries: readonly TurnEntry[]): Promise<void> {
     const { opened, keys, world, journal, scene, record } = this.parts;
     const { client } = opened;
-    const done = await client.hmget(keys.committed, ...entries.map((entry) => `${tick}:${entry.p}`));
+    const done = await untilAnswered(opened, () => client.hmget(keys.committed, ...entries.map((entry) => `${tick}:${entry.p}`)));
     // Committed already (a turn delivered twice): acknowledged, not run again.
-    for (const [index, entry] of entries.entries()) if (done[index] !== null) await client.xack(keys.turns(entry.p), TURN_GROUP, entry.id);
-    const todo = entries.filter((_, index) => done[index] === null);
+    for (const [index, entry] of entries.entries()) if (done[index] !== null) await untilAnswered(opened, () => client.xack(keys.turns(entry.p), TURN_GROUP, entry.id));
+    const todo = entries.filter((entry, index) => done[index] === null && entries.findIndex((other) => other.p === entry.p) === index);
     if (todo.length === 0) return;
     if (this.caughtUpTo < tick) await this.catchUpEvents(tick);
     await world.catchUp();
@@ -105,7 +106,7 @@ export class PartRunner {
   private async catchUpEvents(tick: number): Promise<void> {
     const { opened, keys } = this.parts;
     for (;;) {
-      const entries = await opened.client.xrange(keys.events, `(${this.eventsFrom}`, '+', 'COUNT', 1000);
+      const entries = await untilAnswered(opened, () => opened.client.xrange(keys.events, `(${this.eventsFrom}`, '+', 'COUNT', 1000));
       for (const [id, fields] of entries) {
         const text = fields[fields.indexOf('event') + 1] ?? '';
         const at = fields.indexOf('worker');
@@ -141,7 +142,7 @@ export class PartRunner {
   /** Takes up partition `p`'s members as its last owner committed them. */
   private async restore(p: number): Promise<void> {
     const { opened, keys, scene } = this.parts;
-    const saved = await opened.client.hgetall(keys.members(p));
+    const saved = await untilAnswered(opened, () => opened.client.hgetall(keys.members(p)));
     for (const [name, text] of Object.entries(saved)) {
       const member = scene.members.get(name);
       if (member !== undefined) restoreMember(member, text);
@@ -169,20 +170,12 @@ export class PartRunner {
     const report: PartReport = { tick, p, worker, turns, failures, quiet: isQuiet(scene.schedule, members) };
     const args = [`${tick}:${p}`, worker, entry.id, TURN_GROUP, JSON.stringify(report), events.length, ...events, ...pairs];
     const commitKeys = [keys.committed, keys.events, keys.done, keys.turns(p), keys.members(p), keys.journal(p)];
-    for (;;) {
-      try {
-        const applied = await opened.whileConnected(runScript(opened.client, COMMIT_PART, commitKeys, args));
-        if (applied === 1) {
-          this.committedAt.set(p, tick);
-          this.committed++;
-          this.turns += turns;
-        }
-        return;
-      } catch (error) {
-        // The script commits once (`<tick>:<p>` is set with the rest): sending it again after a drop is safe.
-        if (!isConnectionError(error)) throw error;
-        await opened.untilReady(() => false);
-      }
+    // The script commits once (`<tick>:<p>` is set with the rest): sending it again after a drop is safe.
+    const applied = await untilAnswered(opened, () => runScript(opened.client, COMMIT_PART, commitKeys, args));
+    if (applied === 1) {
+      this.committedAt.set(p, tick);
+      this.committed++;
+      this.turns += turns;
     }
   }
 }

@@ -5,7 +5,8 @@ import { PathLocks } from '../../scene/path-lock.js';
 import { overlaps, pathKeys, pathText, type PathKeys } from '../../scene/world-path.js';
 import { createWorld, type WorldChanged } from '../../scene/world-state.js';
 import type { JsonValue, WorldState, WorldWriter } from '../../scene/world-types.js';
-import { isConnectionError, type OpenedRedis } from '../connect.js';
+import type { OpenedRedis } from '../connect.js';
+import { untilAnswered } from './retry.js';
 import type { RunKeys } from './keys.js';
 import { ACQUIRE_LEASE, COMMIT_WORLD, RELEASE_LEASE, RENEW_LEASE, runScript } from './scripts.js';
 
@@ -57,17 +58,8 @@ export function replicateWorld(opened: OpenedRedis, keys: RunKeys, writer: strin
   const holding = new AsyncLocalStorage<readonly PathKeys[]>();
   const renewals = new Set<ReturnType<typeof setInterval>>();
 
-  /** Runs `command`, waiting out dropped connections: a world write is an absolute value, so sending it again is harmless. */
-  const persist = async <T>(command: () => Promise<T>): Promise<T> => {
-    for (;;) {
-      try {
-        return await opened.whileConnected(command());
-      } catch (error) {
-        if (!isConnectionError(error)) throw error;
-        await opened.untilReady(() => false);
-      }
-    }
-  };
+  // A world write is an absolute value, and a lease is granted again to the token that holds it: both safe to send again.
+  const persist = <T>(command: () => Promise<T>): Promise<T> => untilAnswered(opened, command);
   const commitArgs = (at: PathKeys, value: JsonValue | undefined, who: WorldWriter | undefined, lock?: Lease) => [
     JSON.stringify(at),
     value === undefined ? 'delete' : 'set',

@@ -40,6 +40,18 @@ redis.call('xadd', KEYS[2], v .. '-0', 'keys', ARGV[1], 'op', ARGV[2], 'value', 
 return v`;
 
 /**
+ * A tick of the coordinator, committed once: its own events (`scene.tick` first among them), then
+ * one turn entry per partition. Sent again after a dropped connection, it does nothing.
+ *
+ * KEYS: committed, events, turns:0 … turns:P-1. ARGV: field, run, tick, event count, events….
+ */
+export const COMMIT_TICK = `if redis.call('hsetnx', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+local n = tonumber(ARGV[4])
+for i = 5, 4 + n do redis.call('xadd', KEYS[2], '*', 'event', ARGV[i]) end
+for k = 3, #KEYS do redis.call('xadd', KEYS[k], '*', 'tick', ARGV[3], 'run', ARGV[2]) end
+return 1`;
+
+/**
  * Takes an exclusive lease on a world path for `update`, unless a live lease overlaps it (one
  * path is a prefix of the other: fields are keys each ended by \\x1f). Expired leases (a
  * process that died holding one) are dropped on the way. Returns the world's version, which
@@ -53,9 +65,12 @@ local all = redis.call('hgetall', KEYS[1])
 local want = ARGV[1]
 for i = 1, #all, 2 do
   local field, held = all[i], all[i + 1]
-  local expires = tonumber(string.sub(held, 1, string.find(held, '|', 1, true) - 1))
+  local bar = string.find(held, '|', 1, true)
+  local expires = tonumber(string.sub(held, 1, bar - 1))
   if expires <= now then
     redis.call('hdel', KEYS[1], field)
+  elseif string.sub(held, bar + 1) == ARGV[2] then
+    -- Ours already: this request was sent again after a dropped connection.
   elseif string.sub(field, 1, #want) == want or string.sub(want, 1, #field) == field then
     return -1
   end

@@ -4,7 +4,8 @@ import type { Envelope } from '../../bus/events.js';
 import type { ModelRequest, ModelResponse, Provider } from '../../llm/types.js';
 import type { SceneHooks } from '../../scene/scene-hooks.js';
 import type { RecordedAttempt, RecordedEnd } from '../../tools/dispatch-options.js';
-import { isConnectionError, type OpenedRedis } from '../connect.js';
+import type { OpenedRedis } from '../connect.js';
+import { untilAnswered } from './retry.js';
 import type { RunKeys } from './keys.js';
 import { partitionOf } from './partition.js';
 
@@ -66,7 +67,7 @@ export class TurnJournal {
       this.callKeys.clear();
     }
     for (const p of partitions) {
-      const entries = await this.opened.client.xrange(this.keys.journal(p), '-', '+');
+      const entries = await untilAnswered(this.opened, () => this.opened.client.xrange(this.keys.journal(p), '-', '+'));
       const journaled: Journaled = { models: new Map(), calls: new Map() };
       for (const [, fields] of entries) {
         const field = (name: string): string => fields[fields.indexOf(name) + 1] ?? '';
@@ -95,17 +96,7 @@ export class TurnJournal {
   private write(agent: string, kind: 'model' | 'started' | 'ended', key: string, data: unknown): Promise<void> {
     const p = partitionOf(agent, this.partitions);
     const args = ['tick', String(this.tick), 'agent', agent, 'kind', kind, 'key', key, 'data', JSON.stringify(encodePlain(data) ?? null)];
-    const write = (async () => {
-      for (;;) {
-        try {
-          await this.opened.whileConnected(this.opened.client.xadd(this.keys.journal(p), '*', ...args));
-          return;
-        } catch (error) {
-          if (!isConnectionError(error)) throw error;
-          await this.opened.untilReady(() => false);
-        }
-      }
-    })();
+    const write = untilAnswered(this.opened, () => this.opened.client.xadd(this.keys.journal(p), '*', ...args)).then(() => undefined);
     this.writes.push(write.catch(() => undefined));
     return write;
   }

@@ -150,11 +150,15 @@ async function claimStale(opened: OpenedRedis, keys: RunKeys, owned: readonly nu
   return entries;
 }
 
-/** The first run in progress, waited for (undefined if `signal` aborts first). */
+/** The oldest run in progress whose coordinator is alive, waited for (undefined if `signal` aborts first). */
 async function firstRun(opened: OpenedRedis, signal: AbortSignal | undefined): Promise<string | undefined> {
   while (signal?.aborted !== true) {
-    const [name] = await opened.client.zrange(RUNS_KEY, '0', '0');
-    if (name !== undefined) return name;
+    for (const name of await opened.client.zrange(RUNS_KEY, '0', '-1')) {
+      const record = await readRunRecord(opened.client, runKeys(name, streamKeyOf(name)));
+      if (record !== undefined && record.state === 'running' && Date.now() - record.beat < 3 * record.claimIdleMs) return name;
+      // A coordinator that died left its run in the set: it is not joined.
+      if (record === undefined || record.state === 'ended') await opened.client.zrem(RUNS_KEY, name);
+    }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return undefined;
