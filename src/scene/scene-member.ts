@@ -150,15 +150,6 @@ export class SceneMember implements SceneAgent {
     this.tokens = snapshot.tokens === undefined ? undefined : { ...snapshot.tokens };
   }
 
-  /**
-   * Drops what woke the member and what it saw: a process that runs this member elsewhere (a Redis
-   * worker's replica) keeps only what arrives after this, to merge into the owner's snapshot.
-   */
-  forgetWakes(): void {
-    this.pending = undefined;
-    this.events = undefined;
-  }
-
   /** Records a trigger; the one closest to the start of a reply chain wins. */
   wake(trigger: PendingTrigger): void {
     if (this.pending === undefined || trigger.depth < this.pending.depth) this.pending = trigger;

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import type { Envelope } from '../../src/bus/index.js';
@@ -7,6 +10,7 @@ import type { SceneDefinition } from '../../src/index.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 export const COUNTERS = fileURLToPath(new URL('fixtures/counters-scene.ts', import.meta.url));
+export const CHORUS = fileURLToPath(new URL('fixtures/chorus-scene.ts', import.meta.url));
 
 /** A `troupe` command running as a child process, its output collected. */
 export type Troupe = {
@@ -68,4 +72,12 @@ export async function eventually(check: () => Promise<boolean>, what: string, ti
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
+}
+
+/** A file that holds a fixture's calls while it exists (`--hold-file`); `release` deletes it. */
+export function holdFile(): { path: string; release(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'troupe-hold-'));
+  const path = join(dir, 'hold');
+  writeFileSync(path, '');
+  return { path, release: () => rmSync(dir, { recursive: true, force: true }) };
 }

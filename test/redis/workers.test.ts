@@ -4,9 +4,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { scene as crowd } from '../../scenes/crowd/index.js';
 import type { Envelope } from '../../src/bus/index.js';
 import { streamKeyOf } from '../../src/redis/index.js';
+import { scene as chorus } from './fixtures/chorus-scene.js';
 import { scene as counters } from './fixtures/counters-scene.js';
 import { failWithoutRedisUnderCi, findRedis } from './redis-server.js';
-import { askedCalls, COUNTERS, eventually, runInProcess, streamEvents, troupe } from './worker-processes.js';
+import { askedCalls, CHORUS, COUNTERS, eventually, holdFile, runInProcess, streamEvents, troupe } from './worker-processes.js';
 
 const redis = await findRedis();
 failWithoutRedisUnderCi(redis);
@@ -22,7 +23,7 @@ describe.runIf(redis !== undefined)('a scene across worker processes', () => {
     expect(await coordinator.exited, coordinator.stderr()).toBe(0);
     for (const worker of workers) expect(await worker.exited, worker.stderr()).toBe(0);
 
-    const alone = await runInProcess(counters, 5, { npcs: 12, 'delay-ms': 0 }, 5);
+    const alone = await runInProcess(counters, 5, { npcs: 12, 'delay-ms': 0, 'hold-file': '', 'hold-at': 1 }, 5);
     // The summary holds the final world (read from the coordinator's replica) and the turns.
     expect(coordinator.stdout().trim()).toBe(alone.summary);
     expect(alone.summary).toMatch(/^counters \{"a":\d+,"b":\d+,"c":\d+\} after 5 ticks, 60 turns/);
@@ -63,7 +64,9 @@ describe.runIf(redis !== undefined)('a scene across worker processes', () => {
         const held = (await redis!.admin.xpending(`troupe:${name}:turns:${p}`, 'workers', '-', '+', 10, consumer)) as unknown[];
         if (held.length === 0) continue;
         const journal = await redis!.admin.xrange(`troupe:${name}:journal:${p}`, '-', '+');
-        if (journal.some(([, fields]) => fields.includes('started'))) return true;
+        const keys = (kind: string) => journal.filter(([, fields]) => fields[fields.indexOf('kind') + 1] === kind).map(([, fields]) => fields[fields.indexOf('key') + 1]);
+        const ended = new Set(keys('ended'));
+        if (keys('started').some((key) => !ended.has(key))) return true;
       }
       return false;
     };
@@ -97,10 +100,14 @@ describe.runIf(redis !== undefined)('a scene across worker processes', () => {
     const name = redis!.scene('moves');
     const stream = streamKeyOf(name);
     const first = troupe(['worker', '--redis', url, '--scene', name, '--once', '--id', 'm1']);
-    const coordinator = troupe(['run', COUNTERS, '--redis', url, '--workers', '1', '--wait-workers', '--redis-name', name, '--partitions', '8', '--seed', '11', '--ticks', '9', '--npcs', '10', '--delay-ms', '30', '--quiet']);
+    const hold = holdFile();
+    const coordinator = troupe(['run', COUNTERS, '--redis', url, '--workers', '1', '--wait-workers', '--redis-name', name, '--partitions', '8', '--seed', '11', '--ticks', '9', '--npcs', '10', '--delay-ms', '30', '--hold-file', hold.path, '--hold-at', '3', '--quiet']);
     const ticked = (tick: number) => async () => (await streamEvents(redis!.admin, stream)).some((event) => event.type === 'scene.tick' && (event as Envelope<'scene.tick'>).data.tick === tick);
+    // Tick 3 is held until the two new workers have joined: they share the work from tick 4 on.
     await eventually(ticked(3), 'tick 3');
     const later = ['m2', 'm3'].map((id) => troupe(['worker', '--redis', url, '--scene', name, '--once', '--id', id]));
+    await eventually(async () => later.every((worker) => /joined run/.test(worker.stderr())), 'm2 and m3 to join');
+    hold.release();
     await eventually(ticked(6), 'tick 6');
     // Leaves after the tick in progress; its partitions go on, from what it committed, on the others.
     first.child.kill('SIGTERM');
@@ -108,13 +115,41 @@ describe.runIf(redis !== undefined)('a scene across worker processes', () => {
     expect(await coordinator.exited, coordinator.stderr()).toBe(0);
     for (const worker of later) expect(await worker.exited, worker.stderr()).toBe(0);
 
-    const alone = await runInProcess(counters, 11, { npcs: 10, 'delay-ms': 30 }, 9);
+    const alone = await runInProcess(counters, 11, { npcs: 10, 'delay-ms': 30, 'hold-file': '', 'hold-at': 1 }, 9);
     expect(coordinator.stdout().trim()).toBe(alone.summary);
     const events = await streamEvents(redis!.admin, stream);
     expect(askedCalls(events)).toEqual(askedCalls(alone.events));
     const workersOf = (tick: number) => new Set(events.filter((event) => event.type === 'agent.triggered' && (event as Envelope<'agent.triggered'>).data.tick === tick).map((event) => event.worker));
     expect([...workersOf(1)]).toEqual(['m1']);
     expect([...workersOf(9)].sort()).toEqual(['m2', 'm3']);
+  }, 90_000);
+
+  it('carries speech and triggers from one worker to the next, also for partitions that move, as one process does', async () => {
+    const name = redis!.scene('chorus');
+    const stream = streamKeyOf(name);
+    const first = troupe(['worker', '--redis', url, '--scene', name, '--once', '--id', 'c1']);
+    const second = troupe(['worker', '--redis', url, '--scene', name, '--once', '--id', 'c2']);
+    const hold = holdFile();
+    const coordinator = troupe(['run', CHORUS, '--redis', url, '--workers', '2', '--wait-workers', '--redis-name', name, '--partitions', '8', '--seed', '4', '--ticks', '8', '--voices', '9', '--delay-ms', '20', '--hold-file', hold.path, '--hold-at', '3', '--quiet']);
+    const ticked = (tick: number) => async () => (await streamEvents(redis!.admin, stream)).some((event) => event.type === 'scene.tick' && (event as Envelope<'scene.tick'>).data.tick === tick);
+    await eventually(ticked(3), 'tick 3');
+    const third = troupe(['worker', '--redis', url, '--scene', name, '--once', '--id', 'c3']);
+    await eventually(async () => /joined run/.test(third.stderr()), 'c3 to join');
+    hold.release();
+    await eventually(ticked(5), 'tick 5');
+    first.child.kill('SIGTERM');
+    expect(await coordinator.exited, coordinator.stderr()).toBe(0);
+    for (const worker of [second, third]) expect(await worker.exited, worker.stderr()).toBe(0);
+
+    const alone = await runInProcess(chorus, 4, { voices: 9, 'delay-ms': 20, 'hold-file': '', 'hold-at': 1 }, 8);
+    // The same notes (objects compared as values: keys made by concurrent writes may come in another order).
+    const notes = (summary: string) => JSON.parse(/chorus (\{.*\}) after/.exec(summary)![1]!) as unknown;
+    expect(notes(coordinator.stdout())).toEqual(notes(alone.summary!));
+    expect(coordinator.stdout().replace(/\{.*\}/, '')).toBe(`${alone.summary!.replace(/\{.*\}/, '')}\n`);
+    const events = await streamEvents(redis!.admin, stream);
+    // What each voice heard, and why it woke, at each of its turns.
+    expect(askedCalls(events)).toEqual(askedCalls(alone.events));
+    expect(askedCalls(alone.events).some((line) => line.includes('caller>voice-4:round 3@3'))).toBe(true);
   }, 90_000);
 
   it('rides out dropped connections: the workers and the coordinator reconnect, and the run ends as it would in one process', async () => {
@@ -141,7 +176,7 @@ describe.runIf(redis !== undefined)('a scene across worker processes', () => {
     for (const worker of workers) expect(await worker.exited, worker.stderr()).toBe(0);
     expect(coordinator.stderr()).toMatch(/lost the connection to Redis/);
 
-    const alone = await runInProcess(counters, 2, { npcs: 8, 'delay-ms': 20 }, 6);
+    const alone = await runInProcess(counters, 2, { npcs: 8, 'delay-ms': 20, 'hold-file': '', 'hold-at': 1 }, 6);
     expect(coordinator.stdout().trim()).toBe(alone.summary);
     expect(askedCalls(await streamEvents(redis!.admin, stream))).toEqual(askedCalls(alone.events));
   }, 90_000);

@@ -10,7 +10,8 @@ import { openRedis, type OpenedRedis, type RedisConnection } from '../connect.js
 import { RedisError } from '../redis-error.js';
 import { claimHeader, streamKeyOf } from '../stream-header.js';
 import { EventRelay } from './event-relay.js';
-import { freshRunKeys, runKeys, RUNS_KEY, TURN_GROUP, type PartReport, type RunKeys } from './keys.js';
+import { freshRunKeys, runKeys, RUNS_KEY, TURN_GROUP, type Assignment, type PartReport, type RunKeys } from './keys.js';
+import { ownerOf } from './partition.js';
 import { DEFAULT_HEARTBEAT_MS, liveWorkers } from './membership.js';
 import { replicateWorld, type WorldReplica } from './redis-world.js';
 import { readRunRecord, RUN_FORMAT, RUN_VERSION, type RunRecord } from './run-record.js';
@@ -65,6 +66,8 @@ export async function openCoordinator(options: CoordinatorOptions): Promise<Coor
   const keys = runKeys(name, stream);
   const opened = await openRedis(options, 'coordinator');
   const { client, where } = opened;
+  // Every command in flight waits on the connection's close (see whileConnected).
+  client.setMaxListeners(0);
   const run = randomUUID().slice(0, 8);
   try {
     const earlier = await readRunRecord(client, keys);
@@ -109,11 +112,19 @@ function coordinator(opened: OpenedRedis, keys: RunKeys, record: RunRecord, worl
   let relay: EventRelay | undefined;
   let closed = false;
   const setRecord = (changes: Partial<RunRecord>): Promise<unknown> => untilAnswered(opened, () => client.set(keys.run, JSON.stringify(Object.assign(record, changes))));
-  /** Sends the scene's events so far, and with `tick` that tick's turns, in one script that commits once. */
-  const commitTick = async (field: string, tick: number | undefined): Promise<void> => {
+  /** Sends the scene's events so far, and with an assignment its tick's turns, in one script that commits once. */
+  const commitTick = async (field: string, assignment: Assignment | undefined): Promise<void> => {
     const events = relay?.take(-1) ?? [];
-    const turns = tick === undefined ? [] : Array.from({ length: partitions }, (_, p) => keys.turns(p));
-    await untilAnswered(opened, () => runScript(client, COMMIT_TICK, [keys.committed, keys.events, ...turns], [field, run, String(tick ?? 0), events.length, ...events]));
+    const turns = assignment === undefined ? [] : [keys.assignment, ...Array.from({ length: partitions }, (_, p) => keys.turns(p))];
+    const args = [field, run, String(assignment?.tick ?? 0), JSON.stringify(assignment ?? null), events.length, ...events];
+    await untilAnswered(opened, () => runScript(client, COMMIT_TICK, [keys.committed, keys.events, ...turns], args));
+  };
+  /** Who runs each partition this tick: rendezvous hashing over the workers alive now (waited for, if none is). */
+  const assign = async (tick: number, signal: AbortSignal | undefined): Promise<Assignment | undefined> => {
+    await waitForWorkers(1, signal);
+    if (signal?.aborted) return undefined;
+    const live = await untilAnswered(opened, () => liveWorkers(opened, keys));
+    return { tick, owners: Array.from({ length: partitions }, (_, p) => ownerOf(p, live)!) };
   };
   const waitForWorkers = async (wanted: number, signal: AbortSignal | undefined): Promise<void> => {
     let lastSaid = 0;
@@ -178,10 +189,15 @@ function coordinator(opened: OpenedRedis, keys: RunKeys, record: RunRecord, worl
           reason = 'signal';
           break;
         }
+        const assignment = await assign(tick, signal);
+        if (assignment === undefined) {
+          reason = 'signal';
+          break;
+        }
         parted.tickCount = tick;
         scene.bus.publish('scene.tick', { tick }, { scene: scene.name });
         // The tick's own events first, then its turns: workers read the stream up to the tick's `scene.tick`.
-        await commitTick(`c:${tick}`, tick);
+        await commitTick(`c:${tick}`, assignment);
         const reports = await barrier(tick, done, signal);
         if (reports === undefined) {
           reason = 'signal';
@@ -207,7 +223,7 @@ function coordinator(opened: OpenedRedis, keys: RunKeys, record: RunRecord, worl
       world.close();
       if (client.status === 'ready') {
         await setRecord({ state: 'ended', beat: Date.now() }).catch(() => undefined);
-        await client.zrem(RUNS_KEY, name).catch(() => undefined);
+        await opened.whileConnected(client.zrem(RUNS_KEY, name)).catch(() => undefined);
         await client.quit().catch(() => undefined);
       }
       client.disconnect();

@@ -7,6 +7,8 @@ export type RunKeys = {
   run: string;
   /** Live workers, scored by their last heartbeat (wall ms). */
   workers: string;
+  /** The last tick's assignment of partitions to workers (`{ tick, owners }`, JSON). */
+  assignment: string;
   /** The turns of partition `p`: one entry per tick, read through the consumer group `workers`. */
   turns(p: number): string;
   /** `<tick>:<p>` → the worker that committed it: a partition's tick commits once. */
@@ -40,6 +42,9 @@ export type PartReport = {
   quiet: boolean;
 };
 
+/** Which worker runs each partition in a tick: decided by the coordinator from the live workers, at the tick's start. */
+export type Assignment = { tick: number; owners: string[] };
+
 /** The consumer group every turn stream has. */
 export const TURN_GROUP = 'workers';
 
@@ -49,6 +54,7 @@ export function runKeys(scene: string, events: string): RunKeys {
   return {
     run: `${base}:run`,
     workers: `${base}:workers`,
+    assignment: `${base}:assignment`,
     turns: (p) => `${base}:turns:${p}`,
     committed: `${base}:committed`,
     done: `${base}:done`,
@@ -64,5 +70,5 @@ export function runKeys(scene: string, events: string): RunKeys {
 /** The keys a new run starts without (the events stream is kept: a run appends after the last). */
 export function freshRunKeys(keys: RunKeys, partitions: number): string[] {
   const perPartition = Array.from({ length: partitions }, (_, p) => [keys.turns(p), keys.members(p), keys.journal(p)]).flat();
-  return [keys.committed, keys.done, keys.worldVersion, keys.worldLog, keys.worldLocks, ...perPartition];
+  return [keys.committed, keys.done, keys.assignment, keys.worldVersion, keys.worldLog, keys.worldLocks, ...perPartition];
 }

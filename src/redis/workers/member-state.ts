@@ -1,6 +1,7 @@
 import { decodePlain, encodePlain } from '../../agent/run/plain-value.js';
 import type { AgentSnapshot } from '../../agent/run/agent-snapshot.js';
-import type { MemberSnapshot, PendingTrigger, SceneMember } from '../../scene/scene-member.js';
+import type { MemberSnapshot, SceneMember } from '../../scene/scene-member.js';
+import type { SpeechLog } from '../../scene/speech-log.js';
 
 type Stored = MemberSnapshot & { agent: AgentSnapshot };
 
@@ -10,28 +11,31 @@ export function memberText(member: SceneMember): string {
 }
 
 /**
- * Takes up the state the partition's last owner committed, merged with what this process saw
- * since (its replica of the member forgot its wakes at the start of the tick, so what it holds
- * now are the wakes and events of the tick's catch-up, which the owner's snapshot cannot have).
- * What the member heard stays this process's: speech positions are per process.
+ * Where, in this process's speech log, a member whose last turn was at a tick had heard up to:
+ * everything said before that tick (a tick's turns all begin before any of them speaks). Speech
+ * positions are per process; ticks are the same everywhere.
  */
-export function restoreMember(member: SceneMember, text: string): void {
-  const saved = decodePlain(JSON.parse(text)) as Stored;
-  const here = member.snapshot();
-  const events = [...(saved.events ?? []), ...(here.events ?? [])];
-  const pending = earlier(saved.pending, here.pending);
-  const merged: MemberSnapshot = { ...saved, heardUpTo: here.heardUpTo };
-  if (pending === undefined) delete merged.pending;
-  else merged.pending = pending;
-  if (events.length === 0) delete merged.events;
-  else merged.events = events.slice(-20);
-  member.restore(merged);
-  void member.runtime.resume(saved.agent);
+export function heardPositions(speech: SpeechLog): (lastTurn: number | null) => number {
+  const { entries, seq } = speech.snapshot();
+  return (lastTurn) => {
+    if (lastTurn === null) return 0;
+    if (entries.length === 0) return seq;
+    let upTo = entries[0]!.seq - 1;
+    for (const entry of entries) {
+      if (entry.tick >= lastTurn) break;
+      upTo = entry.seq;
+    }
+    return upTo;
+  };
 }
 
-/** The trigger closest to the start of a reply chain, as `SceneMember.wake` keeps it. */
-function earlier(a: PendingTrigger | undefined, b: PendingTrigger | undefined): PendingTrigger | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return b.depth < a.depth ? b : a;
+/**
+ * Takes up the state the partition's last owner committed. What the member heard is placed in
+ * this process's speech log by its last turn's tick; what woke it since the commit is applied
+ * after (`rewake`).
+ */
+export function restoreMember(member: SceneMember, text: string, heardUpTo: (lastTurn: number | null) => number): void {
+  const saved = decodePlain(JSON.parse(text)) as Stored;
+  member.restore({ ...saved, heardUpTo: heardUpTo(saved.lastThinkTick) });
+  void member.runtime.resume(saved.agent);
 }

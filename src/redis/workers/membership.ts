@@ -24,7 +24,7 @@ export async function joinWorkers(opened: OpenedRedis, keys: RunKeys, id: string
     const [seconds, micros] = await client.time();
     return Number(seconds) * 1_000 + Math.floor(Number(micros) / 1_000);
   };
-  const beat = async (): Promise<void> => void (await client.zadd(keys.workers, await now(), id));
+  const beat = async (): Promise<void> => void (await opened.whileConnected((async () => client.zadd(keys.workers, await now(), id))()));
   await beat();
   let left = false;
   const timer = setInterval(() => {
@@ -37,7 +37,7 @@ export async function joinWorkers(opened: OpenedRedis, keys: RunKeys, id: string
     async leave() {
       left = true;
       clearInterval(timer);
-      await client.zrem(keys.workers, id).catch(() => undefined);
+      await opened.whileConnected(client.zrem(keys.workers, id)).catch(() => undefined);
     },
   };
 }

@@ -6,15 +6,14 @@ import type { OpenedRedis } from '../connect.js';
 import { untilAnswered } from './retry.js';
 import { EventRelay } from './event-relay.js';
 import { TURN_GROUP, type PartReport, type RunKeys } from './keys.js';
-import { memberText, restoreMember } from './member-state.js';
+import { heardPositions, memberText, restoreMember } from './member-state.js';
+import { isLifecycle, rewake } from './rewake.js';
 import { partitionOf } from './partition.js';
 import type { WorldReplica } from './redis-world.js';
 import type { RunRecord } from './run-record.js';
 import { COMMIT_PART, runScript } from './scripts.js';
 import type { TurnJournal } from './turn-journal.js';
-
-/** One turn entry read from a partition's stream: the tick it gives that partition. */
-export type TurnEntry = { p: number; id: string; tick: number };
+import type { TurnEntry } from './turn-reader.js';
 
 export type RunnerParts = {
   opened: OpenedRedis;
@@ -30,15 +29,13 @@ export type RunnerParts = {
 
 /**
  * Runs a worker's partitions' ticks on its replica of the scene. Before tick T it applies what
- * the other processes committed up to the coordinator's `scene.tick` T (never past it, so every
- * process takes a tick's events at the same boundary), takes up the members of partitions it did
- * not hold at T-1 from their last commit, runs the due turns of its partitions, and commits each
- * partition's tick in one script.
+ * the other processes committed up to the coordinator's `scene.tick` T, takes up the members of
+ * partitions it did not commit at T-1 from their last commit, runs the due turns of its
+ * partitions, and commits each partition's tick in one script.
  */
 export class PartRunner {
   committed = 0;
   turns = 0;
-  claimed = 0;
   readonly worker: string;
   private readonly parts: RunnerParts;
   private readonly groups: SceneMember[][];
@@ -48,6 +45,8 @@ export class PartRunner {
   private readonly relay: EventRelay;
   private caughtUpTo = 0;
   private eventsFrom: string;
+  /** The events of the last tick before the one being run, each with the worker that committed it (none: the coordinator). */
+  private lastTick: { event: Envelope; worker: string | undefined }[] = [];
 
   constructor(parts: RunnerParts) {
     this.parts = parts;
@@ -74,7 +73,7 @@ export class PartRunner {
     if (todo.length === 0) return;
     if (this.caughtUpTo < tick) await this.catchUpEvents(tick);
     await world.catchUp();
-    for (const { p } of todo) if (this.committedAt.get(p) !== tick - 1) await this.restore(p);
+    for (const { p } of todo) if (this.committedAt.get(p) !== tick - 1) await this.restore(p, tick);
     await journal.begin(tick, todo.map((entry) => entry.p));
     const members = todo.flatMap((entry) => this.groups[entry.p]!);
     const before = new Map(members.map((member) => [member, member.turns]));
@@ -99,9 +98,9 @@ export class PartRunner {
   }
 
   /**
-   * Applies the other processes' events up to the coordinator's `scene.tick` of `tick`. At each
-   * `scene.tick` passed, members this process did not commit at the tick before forget their wakes:
-   * what they hold after is what a restore merges into the owner's snapshot.
+   * Applies the other processes' events up to the coordinator's `scene.tick` of `tick` (never
+   * past it: every process takes a tick's events at the same boundary), dating what they say by
+   * the tick they said it in, and keeps the events of the last tick before it for `restore`.
    */
   private async catchUpEvents(tick: number): Promise<void> {
     const { opened, keys } = this.parts;
@@ -110,43 +109,48 @@ export class PartRunner {
       for (const [id, fields] of entries) {
         const text = fields[fields.indexOf('event') + 1] ?? '';
         const at = fields.indexOf('worker');
-        if (at === -1) {
-          const event = JSON.parse(text) as Envelope;
-          if (event.type === 'scene.tick') {
-            const boundary = (event as Envelope<'scene.tick'>).data.tick;
-            if (boundary >= tick) {
-              this.caughtUpTo = tick;
-              return;
-            }
-            this.forgetWakes(tick);
+        const worker = at === -1 ? undefined : fields[at + 1];
+        const event = JSON.parse(text) as Envelope;
+        if (worker === undefined && event.type === 'scene.tick') {
+          const boundary = (event as Envelope<'scene.tick'>).data.tick;
+          if (boundary >= tick) {
+            this.caughtUpTo = tick;
+            return;
           }
-        } else if (fields[at + 1] !== this.worker) {
-          this.relay.inject(text);
+          this.parts.scene.tickCount = boundary;
+          this.lastTick = [];
+        } else {
+          this.lastTick.push({ event, worker });
+          // Ours happened here already; the coordinator's own life is every scene's own.
+          if (worker !== this.worker && !(worker === undefined && isLifecycle(event))) this.relay.inject(text);
         }
         this.eventsFrom = id;
       }
       if (entries.length < 1000) {
-        // The coordinator adds a tick's `scene.tick` before its turns: reaching the end first means it is not there.
+        // The coordinator adds a tick's `scene.tick` before its turns: the end comes first only if it is not there.
         this.caughtUpTo = tick;
         return;
       }
     }
   }
 
-  private forgetWakes(tick: number): void {
-    this.groups.forEach((members, p) => {
-      if (this.committedAt.get(p) !== tick - 1) for (const member of members) member.forgetWakes();
-    });
-  }
-
-  /** Takes up partition `p`'s members as its last owner committed them. */
-  private async restore(p: number): Promise<void> {
+  /**
+   * Takes up partition `p`'s members as the worker that committed it at `tick - 1` left them,
+   * then wakes them on that tick's events that worker had not seen when it committed: those of
+   * every other process (its own woke them before its commit).
+   */
+  private async restore(p: number, tick: number): Promise<void> {
     const { opened, keys, scene } = this.parts;
-    const saved = await untilAnswered(opened, () => opened.client.hgetall(keys.members(p)));
+    const [owner, saved] = await untilAnswered(opened, () => Promise.all([opened.client.hget(keys.committed, `${tick - 1}:${p}`), opened.client.hgetall(keys.members(p))]));
+    // Nobody committed it yet (tick 1): every process built the same cast.
+    if (owner === null) return;
+    const heardUpTo = heardPositions(scene.speech);
     for (const [name, text] of Object.entries(saved)) {
       const member = scene.members.get(name);
-      if (member !== undefined) restoreMember(member, text);
+      if (member !== undefined) restoreMember(member, text, heardUpTo);
     }
+    const unseen = this.lastTick.filter((item) => item.worker !== owner).map((item) => item.event);
+    rewake(this.groups[p]!, unseen, scene.members);
   }
 
   private async commit(tick: number, entry: TurnEntry, before: ReadonlyMap<SceneMember, number>): Promise<void> {

@@ -25,13 +25,6 @@ export function ownerOf(partition: number, workers: readonly string[]): string |
   return best;
 }
 
-/** The partitions `worker` owns among `partitions`, given the live workers. */
-export function ownedBy(worker: string, partitions: number, workers: readonly string[]): number[] {
-  const owned: number[] = [];
-  for (let p = 0; p < partitions; p++) if (ownerOf(p, workers) === worker) owned.push(p);
-  return owned;
-}
-
 function fnv1a(text: string): number {
   let hash = 0x811c9dc5;
   for (let index = 0; index < text.length; index++) hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);

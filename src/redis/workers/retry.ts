@@ -11,7 +11,17 @@ export async function untilAnswered<T>(opened: OpenedRedis, command: () => Promi
       return await opened.whileConnected(command());
     } catch (error) {
       if (!isConnectionError(error)) throw error;
-      await opened.untilReady(() => false);
+      await reconnected(opened);
     }
   }
+}
+
+/**
+ * Resolves once the connection is ready again. It first lets the event loop turn: a socket that
+ * has just dropped still reads as ready until its `close` is handled, and commands sent meanwhile
+ * fail at once, so waiting on microtasks alone would spin and keep the reconnection from happening.
+ */
+export async function reconnected(opened: OpenedRedis, stopped: () => boolean = () => false): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await opened.untilReady(stopped);
 }

@@ -40,15 +40,21 @@ redis.call('xadd', KEYS[2], v .. '-0', 'keys', ARGV[1], 'op', ARGV[2], 'value', 
 return v`;
 
 /**
- * A tick of the coordinator, committed once: its own events (`scene.tick` first among them), then
- * one turn entry per partition. Sent again after a dropped connection, it does nothing.
+ * A tick of the coordinator, committed once: its own events (`scene.tick` first among them), the
+ * tick's assignment of partitions to workers, then one turn entry per partition naming its
+ * worker. Sent again after a dropped connection, it does nothing.
  *
- * KEYS: committed, events, turns:0 … turns:P-1. ARGV: field, run, tick, event count, events….
+ * KEYS: committed, events, assignment, turns:0 … turns:P-1.
+ * ARGV: field, run, tick, assignment JSON ({ tick, owners }), event count, events….
  */
 export const COMMIT_TICK = `if redis.call('hsetnx', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
-local n = tonumber(ARGV[4])
-for i = 5, 4 + n do redis.call('xadd', KEYS[2], '*', 'event', ARGV[i]) end
-for k = 3, #KEYS do redis.call('xadd', KEYS[k], '*', 'tick', ARGV[3], 'run', ARGV[2]) end
+local n = tonumber(ARGV[5])
+for i = 6, 5 + n do redis.call('xadd', KEYS[2], '*', 'event', ARGV[i]) end
+if #KEYS > 3 then
+  redis.call('set', KEYS[3], ARGV[4])
+  local owners = cjson.decode(ARGV[4]).owners
+  for k = 4, #KEYS do redis.call('xadd', KEYS[k], '*', 'tick', ARGV[3], 'run', ARGV[2], 'owner', owners[k - 3]) end
+end
 return 1`;
 
 /**

@@ -10,10 +10,11 @@ import { buildWithHooks } from '../../scene/scene-hooks.js';
 import { isConnectionError, openRedis, type OpenedRedis, type RedisConnection } from '../connect.js';
 import { RedisError } from '../redis-error.js';
 import { checkHeader, readHeader, streamKeyOf } from '../stream-header.js';
-import { runKeys, RUNS_KEY, TURN_GROUP, type RunKeys } from './keys.js';
+import { runKeys, RUNS_KEY, type RunKeys } from './keys.js';
 import { joinWorkers } from './membership.js';
-import { ownedBy } from './partition.js';
-import { PartRunner, type TurnEntry } from './part-runner.js';
+import { PartRunner } from './part-runner.js';
+import { TurnReader } from './turn-reader.js';
+import { reconnected, untilAnswered } from './retry.js';
 import { replicateWorld } from './redis-world.js';
 import { checkRunFits, readRunRecord, type RunRecord } from './run-record.js';
 import { TurnJournal } from './turn-journal.js';
@@ -54,6 +55,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerResult> {
   const note = options.onNotice ?? (() => undefined);
   const opened = await openRedis(options, 'worker');
   const { client, where } = opened;
+  // Every command in flight waits on the connection's close (see whileConnected): a tick has many.
+  client.setMaxListeners(0);
   try {
     const name = options.name ?? (await firstRun(opened, options.signal));
     if (name === undefined) return { run: '', name: '', committed: 0, turns: 0, claimed: 0 };
@@ -77,14 +80,15 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerResult> {
     const membership = await joinWorkers(opened, keys, id, options.heartbeatMs);
     note(`worker ${id} joined run ${record.run} of scene "${name}" (${record.partitions} partitions)`);
     const runner = new PartRunner({ opened, keys, record, worker: id, scene: parted, world, journal, eventsFrom: record.eventsFrom });
+    const reader = new TurnReader(opened, keys, record, id, membership.live);
     try {
-      await loop(opened, keys, record, runner, membership.live, options.signal);
+      await loop(opened, keys, record, runner, reader, options.signal);
     } finally {
       await membership.leave();
       world.close();
       await scene.stop('stopped').catch(() => undefined);
     }
-    return { run: record.run, name, committed: runner.committed, turns: runner.turns, claimed: runner.claimed };
+    return { run: record.run, name, committed: runner.committed, turns: runner.turns, claimed: reader.claimed };
   } catch (error) {
     if (error instanceof RedisError || error instanceof ConfigError) throw error;
     throw new RedisError('redis_failed', `worker ${id} at ${where} stopped: ${errorMessage(error)}`, { cause: error });
@@ -94,70 +98,33 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerResult> {
   }
 }
 
-/** Takes turns until the run ends (or `signal`): claims what dead workers left, then reads new turns. */
-async function loop(opened: OpenedRedis, keys: RunKeys, record: RunRecord, runner: PartRunner, live: () => Promise<string[]>, signal: AbortSignal | undefined): Promise<void> {
-  const { client } = opened;
-  const { partitions, claimIdleMs } = record;
-  let lastClaim = 0;
+/** Runs turns until the run ends (or `signal`); a dropped connection is waited out, and what was read stays pending. */
+async function loop(opened: OpenedRedis, keys: RunKeys, record: RunRecord, runner: PartRunner, reader: TurnReader, signal: AbortSignal | undefined): Promise<void> {
   let lastCheck = Date.now();
   while (signal?.aborted !== true) {
     try {
       if (Date.now() - lastCheck > 250) {
         lastCheck = Date.now();
-        const now = await readRunRecord(client, keys);
+        const now = await opened.whileConnected(readRunRecord(opened.client, keys));
         if (now === undefined || now.run !== record.run || now.state !== 'running') return;
       }
-      const owned = ownedBy(runner.worker, partitions, await live());
-      if (owned.length === 0) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        continue;
-      }
-      let entries: TurnEntry[] = [];
-      if (Date.now() - lastClaim > claimIdleMs / 2) {
-        lastClaim = Date.now();
-        entries = await claimStale(opened, keys, owned, runner.worker, claimIdleMs);
-        runner.claimed += entries.length;
-      }
-      if (entries.length === 0) {
-        const streams = owned.map((p) => keys.turns(p));
-        const read = (await client.xreadgroup('GROUP', TURN_GROUP, runner.worker, 'COUNT', 16, 'BLOCK', 200, 'STREAMS', ...streams, ...streams.map(() => '>'))) as [string, [string, string[]][]][] | null;
-        for (const [stream, items] of read ?? []) {
-          const p = Number(stream.slice(stream.lastIndexOf(':') + 1));
-          for (const [entryId, fields] of items) entries.push({ p, id: entryId, tick: Number(fields[fields.indexOf('tick') + 1]) });
-        }
-      }
-      const ticks = [...new Set(entries.map((entry) => entry.tick))].sort((a, b) => a - b);
-      for (const tick of ticks) await runner.runTick(tick, entries.filter((entry) => entry.tick === tick));
+      const batch = await reader.next();
+      if (batch !== undefined) await runner.runTick(batch.tick, batch.entries);
     } catch (error) {
-      // A dropped connection is waited out; the turns read stay pending and are read again or claimed.
       if (!isConnectionError(error)) throw error;
-      await opened.untilReady(() => signal?.aborted === true);
-      lastClaim = 0;
+      await reconnected(opened, () => signal?.aborted === true);
     }
   }
-}
-
-/** Turns of `owned` partitions idle in another consumer's pending list for `idleMs`: a worker that died. */
-async function claimStale(opened: OpenedRedis, keys: RunKeys, owned: readonly number[], worker: string, idleMs: number): Promise<TurnEntry[]> {
-  const entries: TurnEntry[] = [];
-  const replies = await Promise.all(owned.map((p) => opened.client.xautoclaim(keys.turns(p), TURN_GROUP, worker, String(idleMs), '0-0', 'COUNT', 16) as Promise<[string, [string, string[]][]]>));
-  replies.forEach(([, items], index) => {
-    for (const [entryId, fields] of items) {
-      if (fields === null) continue;
-      entries.push({ p: owned[index]!, id: entryId, tick: Number(fields[fields.indexOf('tick') + 1]) });
-    }
-  });
-  return entries;
 }
 
 /** The oldest run in progress whose coordinator is alive, waited for (undefined if `signal` aborts first). */
 async function firstRun(opened: OpenedRedis, signal: AbortSignal | undefined): Promise<string | undefined> {
   while (signal?.aborted !== true) {
-    for (const name of await opened.client.zrange(RUNS_KEY, '0', '-1')) {
-      const record = await readRunRecord(opened.client, runKeys(name, streamKeyOf(name)));
+    for (const name of await untilAnswered(opened, () => opened.client.zrange(RUNS_KEY, '0', '-1'))) {
+      const record = await untilAnswered(opened, () => readRunRecord(opened.client, runKeys(name, streamKeyOf(name))));
       if (record !== undefined && record.state === 'running' && Date.now() - record.beat < 3 * record.claimIdleMs) return name;
       // A coordinator that died left its run in the set: it is not joined.
-      if (record === undefined || record.state === 'ended') await opened.client.zrem(RUNS_KEY, name);
+      if (record === undefined || record.state === 'ended') await untilAnswered(opened, () => opened.client.zrem(RUNS_KEY, name));
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -168,7 +135,7 @@ async function firstRun(opened: OpenedRedis, signal: AbortSignal | undefined): P
 async function waitForRun(opened: OpenedRedis, keys: RunKeys, signal: AbortSignal | undefined, note: (line: string) => void): Promise<RunRecord | undefined> {
   let said = false;
   while (signal?.aborted !== true) {
-    const record = await readRunRecord(opened.client, keys);
+    const record = await untilAnswered(opened, () => readRunRecord(opened.client, keys));
     if (record !== undefined && record.state === 'running' && Date.now() - record.beat < 3 * record.claimIdleMs) return record;
     if (!said) note(`waiting for a run at ${keys.run}`);
     said = true;
