@@ -107,6 +107,8 @@ async function loop(opened: OpenedRedis, keys: RunKeys, record: RunRecord, runne
         lastCheck = Date.now();
         const now = await opened.whileConnected(readRunRecord(opened.client, keys));
         if (now === undefined || now.run !== record.run || now.state !== 'running') return;
+        // A coordinator that stopped beating has died: its run cannot end any other way.
+        if (Date.now() - now.beat > 3 * record.claimIdleMs) return;
       }
       const batch = await reader.next();
       if (batch !== undefined) await runner.runTick(batch.tick, batch.entries);
