@@ -226,7 +226,7 @@ function integerFlag(name: string, raw: unknown, min: number): Outcome<number | 
   const text = String(raw);
   const value = /^[+-]?\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < min) {
-    return failure(`--${name} must be ${min === 1 ? 'a positive integer' : min === 0 ? 'an integer, 0 or more' : 'an integer'}; got ${JSON.stringify(text)}`);
+    return failure(`--${name} must be ${min === 1 ? 'a positive integer' : min >= 0 ? `an integer, ${min} or more` : 'an integer'}; got ${JSON.stringify(text)}`);
   }
   return success(value);
 }
