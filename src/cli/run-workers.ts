@@ -54,6 +54,18 @@ export async function runOnWorkers(loaded: LoadedScene, flags: RunFlags, io: Cli
   output.note(`troupe: run ${coordinator.run} of ${terminalSafe(runName)} across ${flags.workers} worker${flags.workers === 1 ? '' : 's'}, ${coordinator.partitions} partitions; events go to ${terminalSafe(coordinator.stream)}`);
   const children = flags.waitWorkers === true ? [] : startWorkers(flags.workers!, flags.redis!, runName, (line) => output.note(line));
   const controller = new AbortController();
+  // Workers started here that all stop (refused, crashed) leave nothing to run the turns: the run stops too.
+  let workersGone = false;
+  let running = true;
+  let left = children.length;
+  for (const child of children) {
+    child.once('exit', () => {
+      if (--left > 0 || controller.signal.aborted || !running) return;
+      workersGone = true;
+      output.note('troupe: every worker started for the run has stopped; stopping the run');
+      controller.abort();
+    });
+  }
   let signal: StopSignal | undefined;
   const dispose = io.interrupts((received = 'SIGINT') => {
     if (signal !== undefined) return io.exit(exitCodeOf(received));
@@ -82,7 +94,9 @@ export async function runOnWorkers(loaded: LoadedScene, flags: RunFlags, io: Cli
   let result: SceneResult;
   try {
     result = await coordinator.drive(scene, { ticks, signal: controller.signal });
+    running = false;
   } catch (error) {
+    running = false;
     await scene.stop('error').catch(() => undefined);
     output.note(`troupe: scene "${name}" failed:\n${errorText(error, folder)}`);
     return finish(EXIT.failed);
@@ -92,7 +106,7 @@ export async function runOnWorkers(loaded: LoadedScene, flags: RunFlags, io: Cli
   const summary = own === undefined ? defaultSummary(name, result, seed) : flags.seed === undefined ? `${own} (seed ${seed})` : own;
   (flags.json ? io.err : io.out).write(`${terminalSafe(summary)}\n`);
   if (signal !== undefined) return finish(exitCodeOf(signal));
-  return finish(result.turns > 0 && result.failures === result.turns ? EXIT.failed : EXIT.ok);
+  return finish(workersGone || (result.turns > 0 && result.failures === result.turns) ? EXIT.failed : EXIT.ok);
 }
 
 /** Starts `count` local `troupe worker` processes for run `name`; their notes come out prefixed. */
