@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { scene as crowd } from '../../scenes/crowd/index.js';
 import type { Envelope } from '../../src/bus/index.js';
 import { streamKeyOf } from '../../src/redis/index.js';
+import { ownerOf, partitionOf } from '../../src/redis/workers/partition.js';
 import { scene as chorus } from './fixtures/chorus-scene.js';
 import { scene as counters } from './fixtures/counters-scene.js';
 import { failWithoutRedisUnderCi, findRedis } from './redis-server.js';
@@ -150,6 +151,21 @@ describe.runIf(redis !== undefined)('a scene across worker processes', () => {
     // What each voice heard, and why it woke, at each of its turns.
     expect(askedCalls(events)).toEqual(askedCalls(alone.events));
     expect(askedCalls(alone.events).some((line) => line.includes('caller>voice-4:round 3@3'))).toBe(true);
+  }, 90_000);
+
+  it('ends quiet when one process would, not while speech of the last tick is still on its way to another worker', async () => {
+    const name = redis!.scene('quiet');
+    // The caller and its one listener on different workers: the listener hears the caller a tick later, there.
+    const ids = ['q1', 'q2'];
+    const partitions = [2, 3, 4, 5, 6, 7, 8].find((count) => ownerOf(partitionOf('caller', count), ids) !== ownerOf(partitionOf('voice-1', count), ids))!;
+    const workers = ids.map((id) => troupe(['worker', '--redis', url, '--scene', name, '--once', '--id', id]));
+    const coordinator = troupe(['run', CHORUS, '--redis', url, '--workers', '2', '--wait-workers', '--redis-name', name, '--partitions', String(partitions), '--seed', '6', '--ticks', '20', '--voices', '1', '--once', '--quiet']);
+    expect(await coordinator.exited, coordinator.stderr()).toBe(0);
+    for (const worker of workers) expect(await worker.exited, worker.stderr()).toBe(0);
+    const alone = await runInProcess(chorus, 6, { voices: 1, once: true, 'delay-ms': 0, 'hold-file': '', 'hold-at': 1 }, 20);
+    expect(alone.summary).toBe('chorus {"voice-1":1} after 2 ticks, 2 turns (quiet)');
+    expect(coordinator.stdout()).toBe(`${alone.summary}\n`);
+    expect(askedCalls(await streamEvents(redis!.admin, streamKeyOf(name)))).toEqual(askedCalls(alone.events));
   }, 90_000);
 
   it('rides out dropped connections: the workers and the coordinator reconnect, and the run ends as it would in one process', async () => {

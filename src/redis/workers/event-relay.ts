@@ -44,6 +44,11 @@ export class EventRelay {
     this.route = undefined;
   }
 
+  /** The events kept for `partition` (-1: all, for a relay of everything), not yet taken. */
+  peek(partition: number): readonly Envelope[] {
+    return this.buckets.get(partition) ?? [];
+  }
+
   /** The events kept for `partition` (-1: all, for a relay of everything), as stream entries; forgets them. */
   take(partition: number): string[] {
     const events = this.buckets.get(partition) ?? [];

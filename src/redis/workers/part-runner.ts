@@ -7,7 +7,7 @@ import { untilAnswered } from './retry.js';
 import { EventRelay } from './event-relay.js';
 import { TURN_GROUP, type PartReport, type RunKeys } from './keys.js';
 import { heardPositions, memberText, restoreMember } from './member-state.js';
-import { isLifecycle, rewake } from './rewake.js';
+import { isLifecycle, rewake, wakesAny } from './rewake.js';
 import { partitionOf } from './partition.js';
 import type { WorldReplica } from './redis-world.js';
 import type { RunRecord } from './run-record.js';
@@ -153,6 +153,11 @@ export class PartRunner {
     rewake(this.groups[p]!, unseen, scene.members);
   }
 
+  /** The members of every partition but `p`. */
+  private others(p: number): SceneMember[] {
+    return this.groups.flatMap((members, index) => (index === p ? [] : members));
+  }
+
   private async commit(tick: number, entry: TurnEntry, before: ReadonlyMap<SceneMember, number>): Promise<void> {
     const { opened, keys, scene, worker } = { ...this.parts, worker: this.worker };
     const { p } = entry;
@@ -170,8 +175,10 @@ export class PartRunner {
       // What the next owner needs: members whose state changed since the last commit (all of them at a first commit here).
       if (first || ran || member.pending !== undefined) pairs.push(member.name, memberText(member));
     }
+    // Quiet as one process judges it, and nothing this partition did wakes an agent of another (who hears it next tick).
+    const quiet = isQuiet(scene.schedule, members) && !wakesAny(this.others(p), this.relay.peek(p), scene.members);
     const events = this.relay.take(p);
-    const report: PartReport = { tick, p, worker, turns, failures, quiet: isQuiet(scene.schedule, members) };
+    const report: PartReport = { tick, p, worker, turns, failures, quiet };
     const args = [`${tick}:${p}`, worker, entry.id, TURN_GROUP, JSON.stringify(report), events.length, ...events, ...pairs];
     const commitKeys = [keys.committed, keys.events, keys.done, keys.turns(p), keys.members(p), keys.journal(p)];
     // The script commits once (`<tick>:<p>` is set with the rest): sending it again after a drop is safe.

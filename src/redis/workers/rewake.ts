@@ -1,6 +1,6 @@
 import type { Envelope } from '../../bus/events.js';
 import { patternMatcher } from '../../bus/pattern-match.js';
-import type { SceneMember } from '../../scene/scene-member.js';
+import type { PendingTrigger, SceneMember } from '../../scene/scene-member.js';
 
 /** Events of the scene's own life: every process's scene publishes its own, so none is carried over. */
 const LIFECYCLE = new Set(['scene.started', 'scene.tick', 'scene.stopping', 'scene.stopped', 'agent.spawned']);
@@ -21,6 +21,33 @@ const matchers = new Map<string, (type: string) => boolean>();
  * starts a reply chain one step deep, as an event from an agent between its turns does.
  */
 export function rewake(members: readonly SceneMember[], events: readonly Envelope[], cast: ReadonlyMap<string, SceneMember>): void {
+  visitWakes(members, events, cast, (member, trigger, event) => {
+    if (event !== undefined) member.see(event);
+    member.wake(trigger);
+    return true;
+  });
+}
+
+/**
+ * Whether `events` would wake any of `members`: a partition that looks quiet is not, when what
+ * its agents did this tick wakes an agent elsewhere (that agent hears it only at the next tick).
+ */
+export function wakesAny(members: readonly SceneMember[], events: readonly Envelope[], cast: ReadonlyMap<string, SceneMember>): boolean {
+  let woken = false;
+  visitWakes(members, events, cast, () => {
+    woken = true;
+    return false;
+  });
+  return woken;
+}
+
+/** Calls `wake` for each member an event wakes (with the event when it is one it subscribed to); stops when `wake` returns false. */
+function visitWakes(
+  members: readonly SceneMember[],
+  events: readonly Envelope[],
+  cast: ReadonlyMap<string, SceneMember>,
+  wake: (member: SceneMember, trigger: PendingTrigger, event?: Envelope) => boolean,
+): void {
   for (const event of events) {
     if (isLifecycle(event)) continue;
     const depth = event.agent !== undefined && cast.has(event.agent) ? 1 : 0;
@@ -29,8 +56,8 @@ export function rewake(members: readonly SceneMember[], events: readonly Envelop
       const to = (event as Envelope<'agent.said'>).data.to;
       for (const member of members) {
         if (member.retired || member.name === from) continue;
-        if (member.triggers.speech) member.wake({ reason: 'message', detail: `${from} spoke`, cause: event.id, depth });
-        if (to === member.name && member.triggers.addressed) member.wake({ reason: 'message', detail: `${from} spoke to you`, cause: event.id, depth });
+        if (member.triggers.speech && !wake(member, { reason: 'message', detail: `${from} spoke`, cause: event.id, depth })) return;
+        if (to === member.name && member.triggers.addressed && !wake(member, { reason: 'message', detail: `${from} spoke to you`, cause: event.id, depth })) return;
       }
     }
     for (const member of members) {
@@ -47,8 +74,7 @@ export function rewake(members: readonly SceneMember[], events: readonly Envelop
           matches = false;
         }
         if (!matches) continue;
-        member.see(event);
-        member.wake({ reason: 'event', detail: event.type, cause: event.id, depth });
+        if (!wake(member, { reason: 'event', detail: event.type, cause: event.id, depth }, event)) return;
         break;
       }
     }
