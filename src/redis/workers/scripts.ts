@@ -19,7 +19,7 @@ for i = 7, 6 + n do redis.call('xadd', KEYS[2], '*', 'event', ARGV[i], 'worker',
 for i = 7 + n, #ARGV, 2 do redis.call('hset', KEYS[5], ARGV[i], ARGV[i + 1]) end
 redis.call('del', KEYS[6])
 redis.call('xack', KEYS[4], ARGV[4], ARGV[3])
-redis.call('xadd', KEYS[3], '*', 'report', ARGV[5])
+redis.call('xadd', KEYS[3], 'MAXLEN', '~', '100000', '*', 'report', ARGV[5])
 return 1`;
 
 /**
@@ -40,6 +40,12 @@ redis.call('xadd', KEYS[2], v .. '-0', 'keys', ARGV[1], 'op', ARGV[2], 'value', 
 return v`;
 
 /**
+ * Ticks whose commits are remembered (`<tick>:<p>` in the committed hash): a worker that finishes
+ * a tick this far behind the run (cut off, then back) would commit it a second time.
+ */
+const COMMITS_KEPT = 100;
+
+/**
  * A tick of the coordinator, committed once: its own events (`scene.tick` first among them), the
  * tick's assignment of partitions to workers, then one turn entry per partition naming its
  * worker. Sent again after a dropped connection, it does nothing.
@@ -53,7 +59,13 @@ for i = 6, 5 + n do redis.call('xadd', KEYS[2], '*', 'event', ARGV[i]) end
 if #KEYS > 3 then
   redis.call('set', KEYS[3], ARGV[4])
   local owners = cjson.decode(ARGV[4]).owners
-  for k = 4, #KEYS do redis.call('xadd', KEYS[k], '*', 'tick', ARGV[3], 'run', ARGV[2], 'owner', owners[k - 3]) end
+  for k = 4, #KEYS do redis.call('xadd', KEYS[k], 'MAXLEN', '~', '1000', '*', 'tick', ARGV[3], 'run', ARGV[2], 'owner', owners[k - 3]) end
+  -- What the commits of long-past ticks recorded is needed no more: a run keeps a bounded window.
+  local old = tonumber(ARGV[3]) - ${COMMITS_KEPT}
+  if old > 0 then
+    redis.call('hdel', KEYS[1], 'c:' .. old)
+    for p = 0, #KEYS - 4 do redis.call('hdel', KEYS[1], old .. ':' .. p) end
+  end
 end
 return 1`;
 
