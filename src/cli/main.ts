@@ -8,11 +8,12 @@ import { replayCommand } from './replay-command.js';
 import { resumeCommand } from './resume-command.js';
 import { runCommand } from './run-command.js';
 import { USAGE } from './usage.js';
+import { workerCommand } from './worker-command.js';
 
 export type { CliOptions } from './cli-io.js';
 
 /**
- * The `troupe` command: `run <scene>`, `resume <log>`, `replay <log>`, `list` and `inspect <log>`. Resolves with the exit code
+ * The `troupe` command: `run <scene>`, `resume <log>`, `replay <log>`, `list`, `inspect <log>` and `worker`. Resolves with the exit code
  * (0 done, 1 the scene failed, 2 usage error, 130 Ctrl-C, 143 SIGTERM) instead of exiting, so tests call
  * it directly with in-memory streams.
  *
@@ -39,6 +40,8 @@ export async function main(
         return await resumeCommand(rest, io);
       case 'replay':
         return await replayCommand(rest, io);
+      case 'worker':
+        return await workerCommand(rest, io);
       case 'help':
       case '--help':
       case '-h':
@@ -48,7 +51,7 @@ export async function main(
         err.write(`${USAGE}\n`);
         return EXIT.usage;
       default:
-        err.write(`troupe: unknown command "${command}" (commands: run, resume, replay, list, inspect, help)\n`);
+        err.write(`troupe: unknown command "${command}" (commands: run, resume, replay, list, inspect, worker, help)\n`);
         return EXIT.usage;
     }
   } catch (error) {

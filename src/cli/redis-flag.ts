@@ -16,6 +16,19 @@ async function loadRedis(): Promise<Outcome<RedisModule, string>> {
   }
 }
 
+/** The workers' runtime, loaded only for `--workers` and `troupe worker`: it needs `ioredis` too. */
+export type WorkersModule = typeof import('../redis/workers/index.js');
+
+/** Loads the workers' runtime; a host without `ioredis` is told what to install. */
+export async function loadWorkers(flag: string): Promise<Outcome<WorkersModule, string>> {
+  try {
+    return success(await import('../redis/workers/index.js'));
+  } catch (error) {
+    if (missingPackage(error) === 'ioredis') return failure(`${flag} needs the ioredis package: npm install ioredis`);
+    throw error;
+  }
+}
+
 /** Opens the bridge `troupe run --redis` sends the scene's events through; a problem as one line. */
 export async function openSceneBridge(url: string, scene: string, stream: string | undefined, note: (line: string) => void): Promise<Outcome<RedisBridge, string>> {
   const redis = await loadRedis();

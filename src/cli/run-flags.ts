@@ -43,6 +43,15 @@ export type RunFlags = {
   redis?: string | undefined;
   /** The stream's key, with `redis` (default `troupe:<scene>:events`). */
   redisStream?: string | undefined;
+  /** Run the scene across this many worker processes, with `redis` (see docs/distributed-workers.md). */
+  workers?: number | undefined;
+  /** With `workers`: start none, wait for that many `troupe worker` processes to join. */
+  waitWorkers?: boolean;
+  /** With `workers`: partitions the cast is split into, and how long a dead worker's turn waits before another takes it. */
+  partitions?: number | undefined;
+  claimIdleMs?: number | undefined;
+  /** With `workers`: the name the run's Redis keys go under (default the scene's). */
+  redisName?: string | undefined;
   options: SceneOptionValues;
 };
 
@@ -66,6 +75,11 @@ export const COMMON_FLAGS: Record<string, ArgOption> = {
   approve: { type: 'string' },
   redis: { type: 'string' },
   'redis-stream': { type: 'string' },
+  workers: { type: 'string' },
+  'wait-workers': { type: 'boolean' },
+  partitions: { type: 'string' },
+  'claim-idle-ms': { type: 'string' },
+  'redis-name': { type: 'string' },
 };
 
 /**
@@ -132,6 +146,8 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
   const redisStream = values['redis-stream'] as string | undefined;
   if (redisStream !== undefined && redis.value === undefined) return failure("--redis-stream is the key of the scene's Redis stream: give --redis too");
   if (redisStream !== undefined && redisStream.trim() === '') return failure('--redis-stream needs a key, e.g. --redis-stream troupe:tavern:events');
+  const workers = workerFlags(values, redis.value !== undefined, log, values.inspect === true || model !== undefined || mcp.length > 0);
+  if (!workers.ok) return workers;
   const sceneOptions = sceneOptionValues(specs, values as Record<string, string | boolean | undefined>);
   if (!sceneOptions.ok) return sceneOptions;
   return success({
@@ -154,8 +170,27 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
     approve: approve as ApprovalPolicy,
     redis: redis.value,
     redisStream,
+    ...workers.value,
     options: sceneOptions.value,
   });
+}
+
+/** `--workers N` and the flags that go with it; each needs `--redis`, and some flags do not go with workers yet. */
+function workerFlags(values: Record<string, unknown>, redis: boolean, log: string | undefined, unsupported: boolean): Outcome<Pick<RunFlags, 'workers' | 'waitWorkers' | 'partitions' | 'claimIdleMs' | 'redisName'>, string> {
+  const workers = integerFlag('workers', values.workers, 1);
+  if (!workers.ok) return workers;
+  const partitions = integerFlag('partitions', values.partitions, 1);
+  if (!partitions.ok) return partitions;
+  const claimIdleMs = integerFlag('claim-idle-ms', values['claim-idle-ms'], 100);
+  if (!claimIdleMs.ok) return claimIdleMs;
+  const redisName = values['redis-name'] as string | undefined;
+  const given = ['wait-workers', 'partitions', 'claim-idle-ms', 'redis-name'].find((flag) => values[flag] !== undefined);
+  if (workers.value === undefined) return given === undefined ? success({}) : failure(`--${given} goes with --workers N`);
+  if (!redis) return failure('--workers runs the scene across worker processes through Redis: give --redis URL too');
+  if (log !== undefined || unsupported) return failure('--workers does not go with --log, --inspect, --model or --mcp yet: follow the run with troupe inspect --redis');
+  if (partitions.value !== undefined && partitions.value > 1024) return failure(`--partitions must be at most 1024; got ${partitions.value}`);
+  if (redisName !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(redisName)) return failure(`--redis-name must be 1–64 letters, digits, "_", "." or "-"; got ${JSON.stringify(redisName)}`);
+  return success({ workers: workers.value, waitWorkers: values['wait-workers'] === true, partitions: partitions.value, claimIdleMs: claimIdleMs.value, redisName });
 }
 
 /** `--port N`: an integer from 0 (any free port) to 65535. */
@@ -191,7 +226,7 @@ function integerFlag(name: string, raw: unknown, min: number): Outcome<number | 
   const text = String(raw);
   const value = /^[+-]?\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < min) {
-    return failure(`--${name} must be ${min === 1 ? 'a positive integer' : min === 0 ? 'an integer, 0 or more' : 'an integer'}; got ${JSON.stringify(text)}`);
+    return failure(`--${name} must be ${min === 1 ? 'a positive integer' : min >= 0 ? `an integer, ${min} or more` : 'an integer'}; got ${JSON.stringify(text)}`);
   }
   return success(value);
 }

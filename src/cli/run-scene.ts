@@ -25,6 +25,7 @@ import { defaultSummary } from './summary.js';
 import type { RedisBridge } from '../redis/bridge.js';
 import { openSceneBridge } from './redis-flag.js';
 import { unusedModel } from './unused-model.js';
+import { runOnWorkers } from './run-workers.js';
 
 /** A run that continues a log (`troupe resume`): the log, and the hash of the scene's code now. */
 export type ResumeFrom = { log: string; hash: string };
@@ -37,6 +38,7 @@ export type ResumeFrom = { log: string; hash: string };
  * scene's own failure.
  */
 export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo, resume?: ResumeFrom): Promise<number> {
+  if (flags.workers !== undefined && resume === undefined) return runOnWorkers(loaded, flags, io);
   const { definition, name, folder, file } = loaded;
   const logger = createCliLogger(io.err, io.env, wantsColour(io.err, io.env));
   if (!logger.ok) return fail(io, logger.problem, EXIT.usage);

@@ -15,6 +15,9 @@ export const USAGE = `Usage:
   troupe inspect --redis URL --scene NAME [--redis-stream KEY] [--port N] [--host ADDR]
                                              serve a scene running in another process,
                                              live from its Redis stream
+  troupe worker --redis URL [--scene NAME] [--once]
+                                             join runs across workers and run their
+                                             turns (see troupe worker --help)
   troupe help                                this text
 
 Run flags:
@@ -49,6 +52,13 @@ Run flags:
                    (redis://[user:password@]host:6379; needs ioredis and Redis 6.2+), for
                    troupe inspect --redis and other processes. See docs/distributed.md.
   --redis-stream KEY  the stream's key instead, with --redis
+  --workers N      with --redis, run the scene's agents in N worker processes started here
+                   (the cast split into --partitions P, default 16); this process keeps the
+                   clock. See docs/distributed-workers.md.
+  --wait-workers   with --workers, start none: wait for N troupe worker processes to join
+  --claim-idle-ms MS  with --workers, how long a dead worker's turn waits before another
+                   worker takes it over (default 5000)
+  --redis-name NAME   with --workers, the name the run's keys go under (default the scene's)
   -h, --help       help; with a scene, its own flags too
 
 Environment: TROUPE_LOG_LEVEL (default warn), TROUPE_SCENES_DIR, NO_COLOR; for --model

@@ -7,7 +7,10 @@ import type { Bus } from '../bus/bus.js';
 import { ConfigError } from '../errors.js';
 import type { Provider } from '../llm/types.js';
 import type { ReplayHooks, SessionLog } from '../record/session-log.js';
+import { writeAheadCheck } from '../record/write-ahead-check.js';
+import type { SceneHooks } from './scene-hooks.js';
 import type { ToolLimiters } from '../tools/acquire-slot.js';
+import type { DispatchOptions } from '../tools/dispatch-options.js';
 import type { Tool } from '../tools/types.js';
 import type { Logger } from 'pino';
 import { brainProvider } from './brain-provider.js';
@@ -40,6 +43,8 @@ export type CastContext = {
   replay: ReplayHooks | undefined;
   /** What steps the members' statecharts, unless a member names its own. */
   engine: AgentEngine | undefined;
+  /** A host running the scene across processes: its journal, write-ahead check and provider wrapper. */
+  hooks: SceneHooks | undefined;
 };
 
 const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -57,9 +62,16 @@ export class Cast {
   private readonly modelLimiters = new Map<string, LimitFunction>();
   private readonly sceneBudgets: readonly Budget[];
 
+  private readonly writeAhead: SessionLog | undefined;
+  private readonly journal: DispatchOptions['journal'];
+
   constructor(context: CastContext) {
     this.context = context;
     this.sceneBudgets = Object.freeze(context.sceneBudget === undefined ? [] : [context.sceneBudget]);
+    const { hooks } = context;
+    // One check for the whole cast, as a scene's log is one.
+    this.writeAhead = context.log ?? (hooks?.writeAhead === undefined ? undefined : writeAheadCheck(hooks.writeAhead, '(the scene’s Redis journal)'));
+    this.journal = context.replay?.journal ?? hooks?.journal;
   }
 
   build(member: CastMember, taken: (name: string) => boolean): SceneMember {
@@ -111,8 +123,8 @@ export class Cast {
         toolLimiters: context.toolLimiters,
         budgets,
         prices: context.prices,
-        ...(context.log !== undefined && { log: context.log }),
-        ...(context.replay?.journal !== undefined && { journal: context.replay.journal }),
+        ...(this.writeAhead !== undefined && { log: this.writeAhead }),
+        ...(this.journal !== undefined && { journal: this.journal }),
       },
     );
     return new SceneMember({
@@ -141,6 +153,7 @@ export class Cast {
     if (provider === undefined) {
       provider = brainProvider(brain, (request) => this.context.perceive(request.agent, request));
       if (this.context.replay !== undefined) provider = this.context.replay.provider(provider);
+      if (this.context.hooks?.provider !== undefined) provider = this.context.hooks.provider(provider);
       this.brains.set(brain, provider);
     }
     return provider;
@@ -154,7 +167,8 @@ export class Cast {
         limiter = pLimit({ concurrency: this.context.modelLimit(provider.name), rejectOnClear: true });
         this.modelLimiters.set(provider.name, limiter);
       }
-      limited = limitedProvider(this.context.replay === undefined ? provider : this.context.replay.provider(provider), limiter);
+      const wrapped = this.context.hooks?.provider?.(provider) ?? provider;
+      limited = limitedProvider(this.context.replay === undefined ? wrapped : this.context.replay.provider(wrapped), limiter);
       this.providers.set(provider, limited);
     }
     return limited;

@@ -24,8 +24,16 @@ import { stopResult } from './stop-result.js';
 import { TickGates } from './tick-gates.js';
 import type { CastMember, Scene, SceneAgent, SceneOptions, SceneResult, SceneStopReason, TickReport } from './types.js';
 import { createWorld } from './world-state.js';
+import { sceneHooks } from './scene-hooks.js';
+import type { PartedScene } from './parted-scene.js';
 import { restoreScene, sceneReplayTarget, sceneSnapshot, type SceneSnapshot } from './scene-snapshot.js';
 import type { JsonValue, WorldPath, WorldState } from './world-types.js';
+
+/** A scene made by `createScene`, as the workers drive it. */
+export function partedSceneOf(scene: Scene): PartedScene {
+  if (!(scene instanceof SceneRuntime)) throw new ConfigError('a scene run by workers must be made by createScene');
+  return scene;
+}
 
 /** The replay target of a scene made by `createScene` (what `resumeScene` and `replayLog` drive). */
 export function replayTargetOf(scene: Scene): ReplayTarget {
@@ -92,7 +100,10 @@ class SceneRuntime implements Scene {
     this.clock = resolved.clock;
     this.seed = resolved.seed;
     const replay = typeof options.log === 'object' ? options.log.replay : undefined;
-    this.bus = sceneBus(name, options, this.clock, () => this.tickCount * this.clock.tickMs, replay);
+    const hooks = sceneHooks();
+    const busOptions = hooks?.ids === undefined || options.ids !== undefined ? options : { ...options, ids: hooks.ids };
+    this.bus = sceneBus(name, busOptions, this.clock, () => this.tickCount * this.clock.tickMs, replay);
+    hooks?.observe?.(this.bus);
     options.observe?.(this.bus);
     this.logger = options.logger ?? silentLogger;
     this.ownsLog = typeof options.log === 'string';
@@ -100,7 +111,7 @@ class SceneRuntime implements Scene {
     this.log?.attach(this.bus);
     this.budget = options.budget === undefined ? undefined : new Budget(name, options.budget);
     this.meter = this.budget ?? new Budget(name, {});
-    this.world = createWorld(options.world ?? {}, (path, value, writer) => {
+    this.world = (hooks?.world ?? createWorld)(options.world ?? {}, (path, value, writer) => {
       this.bus.publish('world.changed', { path, value, tick: this.tickCount }, { scene: name, agent: writer?.agent, cause: writer?.cause });
     });
     this.speech = new SpeechLog(Math.max(64, resolved.hearing * 4));
@@ -128,6 +139,7 @@ class SceneRuntime implements Scene {
       model: options.model,
       replay,
       engine: options.engine,
+      hooks,
     });
     this.ears = new SceneEars(name, this.bus, () => ({
       members: this.members,
@@ -270,13 +282,34 @@ class SceneRuntime implements Scene {
     wakeOnTimers(this.order, tick);
     const picked = dueMembers(this.options.schedule, this.order, tick, this.rotation);
     this.rotation = picked.rotation;
-    const outcomes: Partial<Record<RunReason, number>> = {};
-    for (const member of picked.due) member.beginTurn(member.pending ?? TICK, this.heardBy(member), tick);
-    await inWindow(picked.due, this.options.turnWindow, (member, done) => this.turn(member, tick, outcomes, done), this.pacer);
-    let turns = 0;
-    for (const count of Object.values(outcomes)) turns += count;
+    const report = await this.runDue(picked.due, tick);
     // Between ticks every turn has settled: the moment a checkpoint can hold the whole scene.
     if (this.stopping === undefined) this.log?.checkpoint?.(tick, () => this.snapshot());
+    return report;
+  }
+
+  /**
+   * Tick `tick` for `members` alone (a worker's partitions): their timers, then their due turns.
+   * No `scene.tick`: the process that keeps the clock publishes it. Round-robin picks one member
+   * of the whole cast, so it has no meaning for a part of it: the workers refuse it.
+   */
+  async advancePart(tick: number, members: readonly SceneMember[]): Promise<TickReport> {
+    if (!this.hasStarted) await this.start();
+    this.tickCount = tick;
+    wakeOnTimers(members, tick);
+    return this.runDue(dueMembers(this.options.schedule, members, tick, 0).due, tick);
+  }
+
+  get schedule(): ResolvedScene['schedule'] {
+    return this.options.schedule;
+  }
+
+  private async runDue(due: readonly SceneMember[], tick: number): Promise<TickReport> {
+    const outcomes: Partial<Record<RunReason, number>> = {};
+    for (const member of due) member.beginTurn(member.pending ?? TICK, this.heardBy(member), tick);
+    await inWindow(due, this.options.turnWindow, (member, done) => this.turn(member, tick, outcomes, done), this.pacer);
+    let turns = 0;
+    for (const count of Object.values(outcomes)) turns += count;
     return { tick, turns, outcomes };
   }
 

@@ -3,8 +3,7 @@
  * answers with its final text.
  */
 import { makeAgent } from '../agent/create-agent.js';
-import type { Envelope } from '../bus/events.js';
-import type { SessionLog } from '../record/session-log.js';
+import { writeAheadCheck } from '../record/write-ahead-check.js';
 import { ToolError } from '../tools/tool-error.js';
 import type { Args } from '../protocol/types.js';
 import { childBus } from './child-bus.js';
@@ -43,7 +42,8 @@ export async function runChildAgent<TArgs extends Args>(args: TArgs, frame: Skil
     {
       // Per-tool limits hold across parent and child, as they do across a scene's agents.
       toolLimiters: dispatcher.toolLimiters,
-      ...(dispatcher.assertRecorded !== undefined && { log: writeAheadCheck(dispatcher.assertRecorded) }),
+      // The parent's log records the bus the child publishes on already: the child gets its check alone.
+      ...(dispatcher.assertRecorded !== undefined && { log: writeAheadCheck(dispatcher.assertRecorded, '(the parent agent’s session log)') }),
       // The parent's engine, unless the skill's agent names its own.
       ...(dispatcher.engine !== undefined && { engine: dispatcher.engine }),
     },
@@ -66,23 +66,4 @@ function childName(frame: SkillFrame): string {
   const { agent } = frame.context;
   const base = frame.prefix.startsWith(`${agent}/`) ? frame.prefix : `${agent}/${frame.prefix}`;
   return `${base}/${frame.skill}`;
-}
-
-/**
- * Lends the child the parent's write-ahead check. The parent's log already records every event of
- * the bus the child publishes on, so the child's log is this check alone: attaching the real log
- * a second time would write every event twice.
- */
-function writeAheadCheck(assertRecorded: (event: Envelope<'tool.started'>) => void | Promise<void>): SessionLog {
-  return {
-    path: '(the parent agent’s session log)',
-    run: '(the parent agent’s run)',
-    failure: undefined,
-    attach: () => () => {},
-    record: () => false,
-    assertRecorded: (event) => (event.type === 'tool.started' ? assertRecorded(event as Envelope<'tool.started'>) : undefined),
-    flush: () => 0,
-    close: async () => {},
-    closeSync: () => {},
-  };
 }

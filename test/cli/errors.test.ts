@@ -27,7 +27,7 @@ describe('troupe: usage errors exit 2 with a clear message', () => {
   it('an unknown flag lists the valid ones, the scene’s own included', async () => {
     const { code, err } = await troupe(['run', 'talk', '--bogus']);
     expect(code).toBe(2);
-    expect(err).toBe('troupe run talk: unknown flag --bogus; valid flags: --guests, --mood, --shout, --no-shout, --ticks, --seed, --log, --checkpoints, --quiet, --json, --help, --model, --protocol, --record, --inspect, --port, --host, --paused, --mcp, --approve, --redis, --redis-stream\n');
+    expect(err).toBe('troupe run talk: unknown flag --bogus; valid flags: --guests, --mood, --shout, --no-shout, --ticks, --seed, --log, --checkpoints, --quiet, --json, --help, --model, --protocol, --record, --inspect, --port, --host, --paused, --mcp, --approve, --redis, --redis-stream, --workers, --wait-workers, --partitions, --claim-idle-ms, --redis-name\n');
   });
 
   it('an unknown scene lists the available ones (and the nearest); a path is a scene file, not a name', async () => {

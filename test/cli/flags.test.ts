@@ -15,6 +15,20 @@ const specs: Record<string, SceneOptionSpec> = {
 };
 
 describe('run flags', () => {
+  it('takes --workers with --redis, and says what its companions need', () => {
+    const parsed = parseRunFlags(['crowd', '--redis', 'redis://127.0.0.1:6379', '--workers', '3', '--wait-workers', '--partitions', '8', '--claim-idle-ms', '800', '--redis-name', 'crowd-b']);
+    expect(parsed.ok && { workers: parsed.value.workers, wait: parsed.value.waitWorkers, partitions: parsed.value.partitions, claim: parsed.value.claimIdleMs, name: parsed.value.redisName }).toEqual({ workers: 3, wait: true, partitions: 8, claim: 800, name: 'crowd-b' });
+    const problem = (args: string[]) => {
+      const result = parseRunFlags(['crowd', ...args]);
+      return result.ok ? undefined : result.problem;
+    };
+    expect(problem(['--workers', '2'])).toBe('--workers runs the scene across worker processes through Redis: give --redis URL too');
+    expect(problem(['--redis', 'redis://h:6379', '--partitions', '4'])).toBe('--partitions goes with --workers N');
+    expect(problem(['--redis', 'redis://h:6379', '--workers', '0'])).toBe('--workers must be a positive integer; got "0"');
+    expect(problem(['--redis', 'redis://h:6379', '--workers', '2', '--log', 'a.jsonl'])).toBe('--workers does not go with --log, --inspect, --model or --mcp yet: follow the run with troupe inspect --redis');
+    expect(problem(['--redis', 'redis://h:6379', '--workers', '2', '--claim-idle-ms', '50'])).toBe('--claim-idle-ms must be an integer, 100 or more; got "50"');
+  });
+
   it('finds the scene name wherever the common flags are', () => {
     expect(sceneNameOf(['--ticks', '5', 'tavern', '--json'])).toBe('tavern');
     expect(sceneNameOf(['--json'])).toBeUndefined();

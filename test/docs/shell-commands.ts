@@ -5,6 +5,7 @@ import { COMMON_FLAGS } from '../../src/cli/run-flags.js';
 import { isScenePath } from '../../src/cli/scene-file.js';
 import { loadScene, scenesDirectory } from '../../src/cli/scene-loader.js';
 import { USAGE } from '../../src/cli/usage.js';
+import { WORKER_USAGE } from '../../src/cli/worker-command.js';
 
 /** What a `sh` block may name: package.json's scripts and the CLI's commands and flags. */
 export type KnownCommands = {
@@ -29,6 +30,7 @@ export function knownCommands(scripts: Readonly<Record<string, string>>): KnownC
       // The usage line names every flag; the text under it mentions `troupe run`'s too.
       if (command === 'resume') return new Set([...flagsIn(RESUME_USAGE.split('\n')[0]!), 'help']);
       if (command === 'replay') return new Set([...flagsIn(REPLAY_USAGE.split('\n')[0]!), 'help']);
+      if (command === 'worker') return new Set([...flagsIn(WORKER_USAGE.split('\n')[0]!), 'help']);
       if (command !== 'run') return new Set(['help']);
       const flags = new Set(Object.keys(COMMON_FLAGS));
       if (scene !== undefined && !isScenePath(scene)) {

@@ -1,0 +1,85 @@
+import type { Bus } from '../../bus/bus.js';
+import type { Envelope, EventType } from '../../bus/events.js';
+import { serializeEnvelope } from '../../bus/serialize-event.js';
+import { createRedactor } from '../../record/redact.js';
+
+/** Envelope ids remembered to map a cause back to the id its event has in the stream. */
+const MAX_ORIGINS = 100_000;
+/** Characters of one event's JSON in the stream, as the bridge's default. */
+const MAX_EVENT_CHARS = 1024 * 1024;
+
+/**
+ * A process's side of the scene's events stream. Outbound, it keeps what the agents this process
+ * runs publish during a tick, by partition, until the partition's commit sends them. Inbound, it
+ * publishes other processes' events on the local bus, so that speech, triggers and subscriptions
+ * wake agents here as they would in one process; those are never sent again.
+ */
+export class EventRelay {
+  private readonly buckets = new Map<number, Envelope[]>();
+  private route: ((agent: string) => number | undefined) | undefined;
+  private injecting = false;
+  /** Local id of an event published from the stream → its id in the stream. */
+  private readonly origins = new Map<string, string>();
+  private readonly serialize = { redactor: createRedactor({ secrets: [] }), maxChars: MAX_EVENT_CHARS };
+  private readonly bus: Bus;
+
+  constructor(bus: Bus, everything = false) {
+    this.bus = bus;
+    bus.on('*', (event) => {
+      if (this.injecting) return;
+      if (everything) return void this.bucket(-1).push(event);
+      if (this.route === undefined || event.agent === undefined) return;
+      const partition = this.route(event.agent);
+      if (partition !== undefined) this.bucket(partition).push(event);
+    });
+  }
+
+  /** From now on, events of the agents `route` places in a partition are kept for it. */
+  capture(route: (agent: string) => number | undefined): void {
+    this.route = route;
+  }
+
+  /** Stops keeping events (the tick's turns have settled). */
+  release(): void {
+    this.route = undefined;
+  }
+
+  /** The events kept for `partition` (-1: all, for a relay of everything), not yet taken. */
+  peek(partition: number): readonly Envelope[] {
+    return this.buckets.get(partition) ?? [];
+  }
+
+  /** The events kept for `partition` (-1: all, for a relay of everything), as stream entries; forgets them. */
+  take(partition: number): string[] {
+    const events = this.buckets.get(partition) ?? [];
+    this.buckets.delete(partition);
+    return events.map((event) => {
+      const cause = event.cause === undefined ? undefined : this.origins.get(event.cause);
+      return serializeEnvelope(cause === undefined ? event : { ...event, cause }, this.serialize).text;
+    });
+  }
+
+  /** Publishes an event of another process (an entry's JSON) on the local bus. */
+  inject(text: string): void {
+    let event: Envelope & { v?: unknown };
+    try {
+      event = JSON.parse(text) as Envelope & { v?: unknown };
+    } catch {
+      return;
+    }
+    this.injecting = true;
+    try {
+      const local = this.bus.publish(event.type as EventType, event.data as never, { agent: event.agent, scene: event.scene, cause: event.cause });
+      if (this.origins.size >= MAX_ORIGINS) this.origins.delete(this.origins.keys().next().value!);
+      this.origins.set(local.id, event.id);
+    } finally {
+      this.injecting = false;
+    }
+  }
+
+  private bucket(partition: number): Envelope[] {
+    let events = this.buckets.get(partition);
+    if (events === undefined) this.buckets.set(partition, (events = []));
+    return events;
+  }
+}
