@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Redis } from '../../src/redis/load-ioredis.js';
 import { buildCrowd } from '../../scenes/crowd/index.js';
 import { createBus, type Bus } from '../../src/index.js';
 import { bridgeToRedis, subscribeRedis } from '../../src/redis/index.js';
