@@ -20,7 +20,8 @@ export type ModelRetryPolicy = Partial<RetryPolicy> & {
 };
 
 /** The model retry policy of an agent that sets none: 3 attempts, 500 ms doubling up to 30 s, `retry-after` up to 60 s. */
-export const DEFAULT_MODEL_RETRY: Required<ModelRetryPolicy> = { attempts: 3, backoffMs: 500, maxBackoffMs: 30_000, maxRetryAfterMs: 60_000 };
+// Frozen: every agent that sets no policy shares it.
+export const DEFAULT_MODEL_RETRY: Required<ModelRetryPolicy> = Object.freeze({ attempts: 3, backoffMs: 500, maxBackoffMs: 30_000, maxRetryAfterMs: 60_000 });
 
 /**
  * One deliberation: calls the provider (answering synchronously when it can), retrying retryable failures with exponential backoff (or

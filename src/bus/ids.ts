@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { getRandomValues } from 'node:crypto';
 
 /** Produces envelope and call ids. Inject `sequentialIds()` for deterministic runs. */
 export type IdSource = () => string;
@@ -14,7 +14,21 @@ export function sequentialIds(prefix = 'e'): IdSource {
 
 /** The default id source: a random 8-character run prefix plus a counter, unique and cheap. */
 export function randomIds(): IdSource {
-  return sequentialIds(randomUUID().slice(0, 8));
+  return sequentialIds(randomPrefix());
+}
+
+// Random words drawn a batch at a time: a UUID per bus (a crowd makes a bus per agent) made three
+// strings and a buffer read to keep eight hex characters.
+const words = new Uint32Array(256);
+let drawn = words.length;
+
+/** Eight random hex characters, as the start of a random UUID would give. */
+function randomPrefix(): string {
+  if (drawn === words.length) {
+    getRandomValues(words);
+    drawn = 0;
+  }
+  return words[drawn++]!.toString(16).padStart(8, '0');
 }
 
 /** A clock that starts at `start` and advances by `step` ms per reading: deterministic timestamps. */
