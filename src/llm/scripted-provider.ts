@@ -140,10 +140,20 @@ class Script implements ScriptedProvider {
       else this.log.push(copy);
       this.used++;
       if (request.signal.aborted) throw new ProviderError('aborted', 'the model call was aborted');
-      return new Promise<ScriptedReply>((resolve) => resolve(this.next(request))).then(undefined, scriptFailure);
     } catch (error) {
       return Promise.reject(error);
     }
+    // Settled as the async version's turn was: a value at once, a thenable once adopted (a tick
+    // after it settles), a throw as a rejection. A value skips an executor and its resolving
+    // functions: the common case, a list of replies.
+    let turn: ScriptedReply | PromiseLike<ScriptedReply>;
+    try {
+      turn = this.next(request);
+    } catch (error) {
+      return Promise.reject(error).then(undefined, scriptFailure);
+    }
+    const settled = isThenable(turn) ? new Promise<ScriptedReply>((resolve) => resolve(turn)) : Promise.resolve(turn);
+    return settled.then(undefined, scriptFailure);
   }
 
   private next(request: ModelRequest): ScriptedReply | Promise<ScriptedReply> {
@@ -159,6 +169,10 @@ class Script implements ScriptedProvider {
     }
     return turn;
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 /** A script that failed as a script (past its end, a ScriptError of its own) fails the call as a provider would. */
