@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import type { AgentStateName } from '../../machines/agent.machine.js';
 import type { Bus, EventMeta, Publish } from '../bus/bus.js';
 import type { RunReason } from '../bus/event-data.js';
@@ -8,6 +7,7 @@ import { createToolLimiters } from '../tools/acquire-slot.js';
 import type { AgentConfig } from './agent-config.js';
 import type { Agent, PendingApproval, PendingResultApproval, ResumeOptions, RunOptions, RunResult } from './agent-options.js';
 import { approvalControls } from './approval-controls.js';
+import { lazyLimit } from './lazy-limit.js';
 import { commitRun, type AgentMemory, type MemoryHost } from './memory/agent-memory.js';
 import { reusable } from './run/reusable-controller.js';
 import { SeededRandom } from './run/seeded-random.js';
@@ -256,7 +256,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
   limiters(): ReturnType<StagePort['limiters']> {
     // Made at the first dispatch: an agent that never calls a tool never pays for them.
     return (this.ownLimiters ??= {
-      limiter: this.config.limiter ?? pLimit({ concurrency: this.config.concurrency, rejectOnClear: true }),
+      limiter: this.config.limiter ?? lazyLimit(this.config.concurrency),
       toolLimiters: this.config.toolLimiters ?? createToolLimiters(),
     });
   }
