@@ -50,7 +50,8 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
   constructor(config: AgentConfig, machine: MachineStepper) {
     super(machine);
     this.config = config;
-    this.meta = config.scene === undefined ? { agent: config.name } : { agent: config.name, scene: config.scene };
+    // Every field in the literal: `cause`, set per event, would otherwise need a property store of its own.
+    this.meta = { agent: config.name, scene: config.scene, cause: undefined };
     this.at = machine.start(this);
     this.publish('agent.spawned', { name: config.name, tools: config.registry.names(), protocol: config.protocol });
   }

@@ -38,14 +38,14 @@ export function callModel(
   // The first attempt without an async frame: most calls answer, and a crowd makes many. A
   // provider that can answer at once (`completeNow`, a scripted brain) is not made to wait.
   let first: ModelResponse | Promise<ModelResponse>;
-  const again = (): Promise<ModelResponse> => provider.complete(request);
   try {
     first = provider.completeNow !== undefined ? provider.completeNow(request) : provider.complete(request);
   } catch (thrown) {
-    return retryAfterFailure(request, policy, publish, thrown, 1, again, randomness);
+    return retryAfterFailure(request, policy, publish, thrown, 1, () => provider.complete(request), randomness);
   }
   if (!(first instanceof Promise)) return first;
-  return first.then(undefined, (thrown: unknown) => retryAfterFailure(request, policy, publish, thrown, 1, again, randomness));
+  // The retry's closure is made on failure only: a call parked on its model holds one less.
+  return first.then(undefined, (thrown: unknown) => retryAfterFailure(request, policy, publish, thrown, 1, () => provider.complete(request), randomness));
 }
 
 /**
