@@ -9,7 +9,9 @@ export type Clock = () => number;
 /** Ids `prefix-1`, `prefix-2`, … : deterministic for scripted runs and tests. */
 export function sequentialIds(prefix = 'e'): IdSource {
   let next = 0;
-  return () => `${prefix}-${++next}`;
+  // Joined once: a template per id made the `prefix-` part again for every event.
+  const head = `${prefix}-`;
+  return () => head + ++next;
 }
 
 /** The default id source: a random 8-character run prefix plus a counter, unique and cheap. */
