@@ -19,18 +19,20 @@ export function randomIds(): IdSource {
   return sequentialIds(randomPrefix());
 }
 
-// Random words drawn a batch at a time: a UUID per bus (a crowd makes a bus per agent) made three
-// strings and a buffer read to keep eight hex characters.
-const words = new Uint32Array(256);
-let drawn = words.length;
+// Random prefixes made 256 at a time, as one hex string cut in eights: a UUID per bus (a crowd
+// makes a bus per agent) made three strings and read the random pool to keep eight characters.
+const BATCH = 256;
+let batch = '';
+let drawn = BATCH;
 
 /** Eight random hex characters, as the start of a random UUID would give. */
 function randomPrefix(): string {
-  if (drawn === words.length) {
-    getRandomValues(words);
+  if (drawn === BATCH) {
+    batch = Buffer.from(getRandomValues(new Uint8Array(BATCH * 4))).toString('hex');
     drawn = 0;
   }
-  return words[drawn++]!.toString(16).padStart(8, '0');
+  const at = 8 * drawn++;
+  return batch.slice(at, at + 8);
 }
 
 /** A clock that starts at `start` and advances by `step` ms per reading: deterministic timestamps. */
