@@ -90,11 +90,16 @@ export function createBus(options?: BusOptions): Bus {
 }
 
 /**
- * A class, so that its methods and the `hasSubscribers` getter live on the prototype: a bus of
- * closures made six functions per bus, and its own getter kept its properties in a dictionary.
- * A crowd makes a bus per agent.
+ * A class, so that `hasSubscribers` and the bookkeeping live on the prototype: a bus of closures
+ * made six functions per bus, and its own getter kept its properties in a dictionary. A crowd
+ * makes a bus per agent.
  */
 class EventBus implements Bus {
+  // Own functions bound to this bus, not prototype methods: `const { publish } = bus` and
+  // `{ ...bus }` go on working, as they did with a bus of closures.
+  readonly publish: Bus['publish'] = (type, data, meta) => this.send(type, data, meta);
+  readonly on: Bus['on'] = (pattern, handler, filter) => this.subscribe(pattern === '*' ? ALL : pattern, handler as Listener, filter, false);
+  readonly once: Bus['once'] = (pattern, handler, filter) => this.subscribe(pattern === '*' ? ALL : pattern, handler as Listener, filter, true);
   readonly ids: IdSource;
   readonly clock: Clock;
   private readonly tap: ((event: Envelope) => void) | undefined;
@@ -113,7 +118,7 @@ class EventBus implements Bus {
     this.options = options;
   }
 
-  publish<K extends EventType>(type: K, data: TroupeEvents[K], meta?: EventMeta): Envelope<K> {
+  private send<K extends EventType>(type: K, data: TroupeEvents[K], meta: EventMeta | undefined): Envelope<K> {
     // One shape for every envelope, absent fields included as `undefined` (JSON drops them):
     // adding them one by one would allocate and change the object's shape per event.
     // Called as plain functions, as they always were: a source or clock never gets the bus as `this`.
@@ -133,14 +138,6 @@ class EventBus implements Bus {
       for (const key of channels(type)) deliver(all.get(key) as Listener[] | undefined, event as Envelope);
     }
     return event;
-  }
-
-  on<P extends Pattern>(pattern: P, handler: (event: EnvelopeOf<P>) => void, filter?: EventFilter): Unsubscribe {
-    return this.subscribe(pattern === '*' ? ALL : pattern, handler as Listener, filter, false);
-  }
-
-  once<P extends Pattern>(pattern: P, handler: (event: EnvelopeOf<P>) => void, filter?: EventFilter): Unsubscribe {
-    return this.subscribe(pattern === '*' ? ALL : pattern, handler as Listener, filter, true);
   }
 
   get hasSubscribers(): boolean {
@@ -177,7 +174,7 @@ class EventBus implements Bus {
     if (this.reporting || event.type === 'bus.error') return;
     this.reporting = true;
     try {
-      this.publish(
+      this.send(
         'bus.error',
         { eventType: event.type, eventId: event.id, message: describeThrown(error) },
         { agent: event.agent, scene: event.scene, cause: event.id },

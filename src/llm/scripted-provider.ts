@@ -88,8 +88,9 @@ export function scriptedProvider(
 class Script implements ScriptedProvider {
   readonly name: string;
   readonly model: string;
-  readonly accepts?: ProviderAccepts;
-  stream?: (request: ModelRequest) => AsyncIterable<StreamEvent>;
+  // Declared only: set when the options give them, absent otherwise (as the object literal had them).
+  declare readonly accepts?: ProviderAccepts;
+  declare stream?: (request: ModelRequest) => AsyncIterable<StreamEvent>;
   private readonly script: ScriptFunction | undefined;
   private readonly queue: ScriptedReply[] | undefined;
   // Made at the first call (or the first read of `requests`): a literal of one keeps no spare
@@ -114,16 +115,16 @@ class Script implements ScriptedProvider {
     return this.queue === undefined ? 0 : Math.max(0, this.queue.length - this.used);
   }
 
-  complete(request: ModelRequest): Promise<ModelResponse> {
-    return this.take(request).then((turn) => scriptedResponse(turn, request));
-  }
+  // Own functions bound to this provider, not prototype methods: `{ ...provider, name }` and
+  // `const { assertConsumed } = provider` go on working, as with the provider of closures.
+  readonly complete = (request: ModelRequest): Promise<ModelResponse> => this.take(request).then((turn) => scriptedResponse(turn, request));
 
-  assertConsumed(): void {
+  readonly assertConsumed = (): void => {
     const { queue, used } = this;
     if (queue !== undefined && used < queue.length) {
       throw new ScriptError(`scripted provider has ${queue.length - used} unused ${queue.length - used === 1 ? 'reply' : 'replies'} of ${queue.length}`);
     }
-  }
+  };
 
   /**
    * Records the call and settles with its turn. Promise reactions rather than nested async
