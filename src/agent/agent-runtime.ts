@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import type { AgentStateName } from '../../machines/agent.machine.js';
 import type { Bus, EventMeta, Publish } from '../bus/bus.js';
 import type { RunReason } from '../bus/event-data.js';
@@ -8,8 +7,9 @@ import { createToolLimiters } from '../tools/acquire-slot.js';
 import type { AgentConfig } from './agent-config.js';
 import type { Agent, PendingApproval, PendingResultApproval, ResumeOptions, RunOptions, RunResult } from './agent-options.js';
 import { approvalControls } from './approval-controls.js';
+import { lazyLimit } from './lazy-limit.js';
 import { commitRun, type AgentMemory, type MemoryHost } from './memory/agent-memory.js';
-import { reusable } from './run/reusable-controller.js';
+import { controllerFor, handOn } from './run/reusable-controller.js';
 import { SeededRandom } from './run/seeded-random.js';
 import { readSnapshot, writeSnapshot, type AgentSnapshot } from './run/agent-snapshot.js';
 import { openingMessages } from './run/opening-messages.js';
@@ -43,14 +43,15 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
   private boundPublish: Publish | undefined;
   private ownLimiters: ReturnType<StagePort['limiters']> | undefined;
   private generator: SeededRandom | undefined;
-  /** A finished run's controller, kept for the next run (see `reusable`). */
+  /** A finished run's controller, kept for the next run (see `handOn`). */
   private spare: AbortController | undefined;
   private reuses = 0;
 
   constructor(config: AgentConfig, machine: MachineStepper) {
     super(machine);
     this.config = config;
-    this.meta = config.scene === undefined ? { agent: config.name } : { agent: config.name, scene: config.scene };
+    // Every field in the literal: `cause`, set per event, would otherwise need a property store of its own.
+    this.meta = { agent: config.name, scene: config.scene, cause: undefined };
     this.at = machine.start(this);
     this.publish('agent.spawned', { name: config.name, tools: config.registry.names(), protocol: config.protocol });
   }
@@ -256,7 +257,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
   limiters(): ReturnType<StagePort['limiters']> {
     // Made at the first dispatch: an agent that never calls a tool never pays for them.
     return (this.ownLimiters ??= {
-      limiter: this.config.limiter ?? pLimit({ concurrency: this.config.concurrency, rejectOnClear: true }),
+      limiter: this.config.limiter ?? lazyLimit(this.config.concurrency),
       toolLimiters: this.config.toolLimiters ?? createToolLimiters(),
     });
   }
@@ -276,7 +277,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
     run.finished = true;
     const handles = this.handles!;
     handles.detach?.();
-    if (reusable(handles.controller, ++this.reuses)) this.spare = handles.controller;
+    this.spare = handOn(handles.controller, ++this.reuses);
     if (this.current === run) {
       this.current = undefined;
       this.handles = undefined;
@@ -308,7 +309,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
 
   /** Makes `run` the current run, with a signal that the caller's `signal` aborts. */
   private begin(run: RunState, resolve: (result: RunResult) => void, external: AbortSignal | undefined): void {
-    const controller = this.spare ?? new AbortController();
+    const controller = controllerFor(this.spare);
     this.spare = undefined;
     const handles: RunHandles = { controller, resolve, detach: undefined };
     this.current = run;

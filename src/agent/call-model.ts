@@ -20,7 +20,8 @@ export type ModelRetryPolicy = Partial<RetryPolicy> & {
 };
 
 /** The model retry policy of an agent that sets none: 3 attempts, 500 ms doubling up to 30 s, `retry-after` up to 60 s. */
-export const DEFAULT_MODEL_RETRY: Required<ModelRetryPolicy> = { attempts: 3, backoffMs: 500, maxBackoffMs: 30_000, maxRetryAfterMs: 60_000 };
+// Frozen: every agent that sets no policy shares it.
+export const DEFAULT_MODEL_RETRY: Required<ModelRetryPolicy> = Object.freeze({ attempts: 3, backoffMs: 500, maxBackoffMs: 30_000, maxRetryAfterMs: 60_000 });
 
 /**
  * One deliberation: calls the provider (answering synchronously when it can), retrying retryable failures with exponential backoff (or
@@ -37,14 +38,14 @@ export function callModel(
   // The first attempt without an async frame: most calls answer, and a crowd makes many. A
   // provider that can answer at once (`completeNow`, a scripted brain) is not made to wait.
   let first: ModelResponse | Promise<ModelResponse>;
-  const again = (): Promise<ModelResponse> => provider.complete(request);
   try {
     first = provider.completeNow !== undefined ? provider.completeNow(request) : provider.complete(request);
   } catch (thrown) {
-    return retryAfterFailure(request, policy, publish, thrown, 1, again, randomness);
+    return retryAfterFailure(request, policy, publish, thrown, 1, () => provider.complete(request), randomness);
   }
   if (!(first instanceof Promise)) return first;
-  return first.then(undefined, (thrown: unknown) => retryAfterFailure(request, policy, publish, thrown, 1, again, randomness));
+  // The retry's closure is made on failure only: a call parked on its model holds one less.
+  return first.then(undefined, (thrown: unknown) => retryAfterFailure(request, policy, publish, thrown, 1, () => provider.complete(request), randomness));
 }
 
 /**

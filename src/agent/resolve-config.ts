@@ -1,7 +1,7 @@
 import { silentLogger } from '../log/silent-logger.js';
 import { createBus } from '../bus/bus.js';
 import { ConfigError } from '../errors.js';
-import type { Provider, ToolChoice, ToolSpec } from '../llm/types.js';
+import type { ChatMessage, Provider, ToolChoice, ToolSpec } from '../llm/types.js';
 import { renderManifest } from '../protocol/manifest.js';
 import { DEFAULT_LIMITS, type ProtocolLimits } from '../protocol/types.js';
 import { createSessionLog } from '../record/session-log.js';
@@ -37,13 +37,12 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
     throw new ConfigError(`createAgent "${name}": protocol must be 'xml' or 'native', got ${JSON.stringify(protocol)}`);
   }
   // Compact memory's read_var is allowed whatever the list says: the agent's history refers to it.
-  const listed = resolveAllowed(options.allowedTools, registry.names(), name, memory?.tool !== undefined ? [READ_VAR] : []);
-  const toolChoice = resolveToolChoice(options.toolChoice, listed === undefined ? registry.names() : [...listed], name);
+  const listed = options.allowedTools === undefined ? undefined : resolveAllowed(options.allowedTools, registry.names(), name, memory?.tool !== undefined ? [READ_VAR] : []);
+  const toolChoice = options.toolChoice === undefined ? 'auto' : resolveToolChoice(options.toolChoice, listed === undefined ? registry.names() : [...listed], name);
   // `none` and a named tool narrow what may be called, and so what the manifest shows.
   const allowed = toolChoice === 'none' ? new Set<string>() : typeof toolChoice === 'object' ? new Set([toolChoice.tool]) : listed;
   const offered = allowed === undefined ? tools : tools.filter((tool) => allowed.has(tool.name));
-  const limits: ProtocolLimits = options.limits === undefined ? DEFAULT_LIMITS : { ...DEFAULT_LIMITS, ...options.limits };
-  for (const [key, value] of Object.entries(limits)) positiveInteger(value, `limits.${key}`, name);
+  const limits = options.limits === undefined ? DEFAULT_LIMITS : resolveLimits(options.limits, name);
   const maxRounds = positiveInteger(options.maxRounds ?? 10, 'maxRounds', name);
   const maxCorrections = positiveInteger(options.maxCorrections ?? 3, 'maxCorrections', name);
   const concurrency = positiveInteger(options.concurrency ?? 8, 'concurrency', name);
@@ -60,8 +59,17 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
   // XML agents are told how to write the answer; native ones (and XML ones with nothing to call) get the schema on the wire.
   const outputSection = output !== undefined && protocol === 'xml' ? renderOutputSection(output.schema, { tools: offered.length > 0 }) : undefined;
   const budgets = shared.budgets ?? resolveBudget(options.budget, name);
-  const systemPrompt = [options.instructions?.trim(), manifest, outputSection].filter((part) => part !== undefined && part !== '').join('\n\n');
-  return Object.freeze({
+  const systemPrompt = joinPrompt(options.instructions?.trim(), manifest, outputSection);
+  // Checked in this order, so that of several wrong options the same one is reported as ever.
+  const modelRetry = resolveRetry(options.modelRetry, name);
+  const { prices, price } = resolvePricing(provider, options.prices, shared.prices, budgets, name);
+  const onBeforeModel = optionalFunction(options.onBeforeModel, 'onBeforeModel', name);
+  const repair = optionalFunction(options.repair, 'repair', name);
+  const seed = resolveSeed(options.seed, name);
+  const engine = resolveEngine(options, shared.engine, name);
+  // One literal of fixed fields (the rare ones added after): spreading parts into it made V8
+  // build it field by field, and each part was an object of its own.
+  const config: Mutable<AgentConfig> = {
     name,
     bus,
     provider,
@@ -70,16 +78,15 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
     allowed,
     protocol,
     systemPrompt,
-    systemMessage: systemPrompt === '' ? undefined : Object.freeze({ role: 'system', content: systemPrompt }),
+    systemMessage: systemMessageOf(systemPrompt),
     toolSpecs: protocol === 'native' ? specsFor(declared) : undefined,
     limits,
     maxRounds,
     maxCorrections,
-    ...(options.scene !== undefined && { scene: options.scene }),
     limiter: options.limiter,
     concurrency,
     toolLimiters: shared.toolLimiters,
-    modelRetry: resolveRetry(options.modelRetry, name),
+    modelRetry,
     toolTimeoutMs,
     maxObservationChars,
     log,
@@ -90,16 +97,53 @@ export function resolveConfig(options: AgentOptions, shared: SharedParts = {}): 
     toolChoice,
     maxTokens: options.maxTokens,
     budgets,
-    ...resolvePricing(provider, options.prices, shared.prices, budgets, name),
-    onBeforeModel: optionalFunction(options.onBeforeModel, 'onBeforeModel', name),
-    repair: optionalFunction(options.repair, 'repair', name),
-    seed: resolveSeed(options.seed, name),
+    prices,
+    price,
+    onBeforeModel,
+    repair,
+    seed,
     journal: shared.journal,
-    ...resolveEngine(options, shared.engine, name),
-    // Only agents with memory carry the field: a crowd of agents without it pays nothing.
-    ...(memory !== undefined && { memory }),
-    ...(output !== undefined && { output: Object.freeze({ compiled: output, native: protocol === 'native' || offered.length === 0 }) }),
-  });
+    engine,
+    inspect: options.inspect,
+  };
+  if (options.scene !== undefined) config.scene = options.scene;
+  // Only agents with memory carry the field: a crowd of agents without it pays nothing.
+  if (memory !== undefined) config.memory = memory;
+  if (output !== undefined) config.output = Object.freeze({ compiled: output, native: protocol === 'native' || offered.length === 0 });
+  return Object.freeze(config);
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The protocol limits over the defaults, each checked. */
+function resolveLimits(own: Partial<ProtocolLimits>, agent: string): ProtocolLimits {
+  const limits = { ...DEFAULT_LIMITS, ...own };
+  for (const [key, value] of Object.entries(limits)) positiveInteger(value, `limits.${key}`, agent);
+  return limits;
+}
+
+/** The system prompt's parts that are there, a blank line apart. */
+function joinPrompt(...parts: (string | undefined)[]): string {
+  let prompt = '';
+  for (const part of parts) {
+    if (part === undefined || part === '') continue;
+    prompt = prompt === '' ? part : `${prompt}\n\n${part}`;
+  }
+  return prompt;
+}
+
+// Agents with the same prompt (the same tools, no instructions of their own) share its message.
+// Bounded, like any cache keyed by what hosts write.
+const systemMessages = new Map<string, ChatMessage>();
+
+function systemMessageOf(prompt: string): ChatMessage | undefined {
+  if (prompt === '') return undefined;
+  let message = systemMessages.get(prompt);
+  if (message === undefined) {
+    message = Object.freeze({ role: 'system', content: prompt });
+    if (systemMessages.size < 1_000) systemMessages.set(prompt, message);
+  }
+  return message;
 }
 
 const ENGINES: readonly unknown[] = ['compiled', 'xstate'];
@@ -109,8 +153,8 @@ export function checkEngine(engine: unknown, owner: string): asserts engine is A
   if (engine !== undefined && !ENGINES.includes(engine)) throw new ConfigError(`${owner}: engine must be 'compiled' or 'xstate', got ${JSON.stringify(engine)}`);
 }
 
-/** The engine (the agent's own, else its scene's or parent's, else compiled) and its inspector. */
-function resolveEngine(options: AgentOptions, inherited: AgentEngine | undefined, agent: string): Pick<AgentConfig, 'engine' | 'inspect'> {
+/** The engine (the agent's own, else its scene's or parent's, else compiled), with its inspector checked. */
+function resolveEngine(options: AgentOptions, inherited: AgentEngine | undefined, agent: string): AgentEngine {
   const engine = options.engine ?? inherited ?? 'compiled';
   checkEngine(engine, `createAgent "${agent}"`);
   const { inspect } = options;
@@ -122,7 +166,7 @@ function resolveEngine(options: AgentOptions, inherited: AgentEngine | undefined
       throw new ConfigError(`createAgent "${agent}": inspect must be an inspection observer or a function`);
     }
   }
-  return { engine, inspect };
+  return engine;
 }
 
 const NOT_GATED = Object.freeze({ calls: false, results: false });
@@ -150,8 +194,10 @@ function withMemoryTools(tools: readonly Tool[], readVar: Tool | undefined, agen
   return [...tools, readVar];
 }
 
-function resolveBudget(budget: AgentOptions['budget'], agent: string): Budget[] {
-  if (budget === undefined) return [];
+const NO_BUDGETS: readonly Budget[] = Object.freeze([]);
+
+function resolveBudget(budget: AgentOptions['budget'], agent: string): readonly Budget[] {
+  if (budget === undefined) return NO_BUDGETS;
   if (budget instanceof Budget) return [budget];
   if (budget === null || typeof budget !== 'object') throw new ConfigError(`createAgent "${agent}": budget must be an object of limits or a Budget`);
   return [new Budget(agent, budget, Date.now)];
@@ -210,6 +256,7 @@ function resolveAllowed(allowedTools: readonly string[] | undefined, known: stri
 }
 
 function resolveRetry(policy: ModelRetryPolicy | undefined, agent: string): Required<ModelRetryPolicy> {
+  if (policy === undefined) return DEFAULT_MODEL_RETRY;
   const resolved = { ...DEFAULT_MODEL_RETRY, ...policy };
   positiveInteger(resolved.attempts, 'modelRetry.attempts', agent);
   // Past setTimeout's limit a wait would fire at once, and every attempt would go in a moment.

@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors.js';
-import { priceTable, providerPrice, type ModelPrice, type PriceTable } from '../llm/prices.js';
+import { DEFAULT_PRICES, priceTable, providerPrice, type ModelPrice, type PriceTable } from '../llm/prices.js';
 import type { Provider } from '../llm/types.js';
 import { unpricedMessage, type Budget } from './budget.js';
 
@@ -15,7 +15,8 @@ export function resolvePricing(
   budgets: readonly Budget[],
   agent: string,
 ): { prices: PriceTable; price: ModelPrice | undefined } {
-  const prices = own !== undefined || inherited === undefined ? priceTable(own, `createAgent "${agent}"`) : inherited;
+  // The owner's name is only made for a table to check (an error names it).
+  const prices = own !== undefined ? priceTable(own, `createAgent "${agent}"`) : (inherited ?? DEFAULT_PRICES);
   const price = providerPrice(provider, prices);
   // A provider that spends no tokens (a scripted brain) costs nothing: it needs no price.
   if (price === undefined && provider.spendsTokens !== false) {

@@ -85,32 +85,67 @@ function channels(type: string): readonly string[] {
  * bus.publish('tool.started', { callId: 'c1', name: 'lookup', args: {}, attempt: 1 });
  * stop();
  */
-export function createBus(options: BusOptions = {}): Bus {
-  const ids = options.ids ?? randomIds();
-  const clock = options.clock ?? Date.now;
-  const tap = options.tap;
+export function createBus(options?: BusOptions): Bus {
+  return new EventBus(options);
+}
+
+/**
+ * A class, so that `hasSubscribers` and the bookkeeping live on the prototype: a bus of closures
+ * made six functions per bus, and its own getter kept its properties in a dictionary. A crowd
+ * makes a bus per agent.
+ */
+class EventBus implements Bus {
+  // Own functions bound to this bus, not prototype methods: `const { publish } = bus` and
+  // `{ ...bus }` go on working, as they did with a bus of closures.
+  readonly publish: Bus['publish'] = (type, data, meta) => this.send(type, data, meta);
+  readonly on: Bus['on'] = (pattern, handler, filter) => this.subscribe(pattern === '*' ? ALL : pattern, handler as Listener, filter, false);
+  readonly once: Bus['once'] = (pattern, handler, filter) => this.subscribe(pattern === '*' ? ALL : pattern, handler as Listener, filter, true);
+  readonly ids: IdSource;
+  readonly clock: Clock;
+  private readonly tap: ((event: Envelope) => void) | undefined;
+  private readonly options: BusOptions | undefined;
   // mitt does the bookkeeping; every channel key gets the envelope. Wildcards are our own keys
-  // (`tool.*`, `**`): mitt's own `*` would fire again on every prefix channel, with other arguments.
-  const emitter: Emitter<Channels> = mitt<Channels>();
-  let subscriberCount = 0;
-  let reporting = false;
+  // (`tool.*`, `**`): mitt's own `*` would fire again on every prefix channel, with other
+  // arguments. Made at the first subscription: many agents' own buses never have one.
+  private emitter: Emitter<Channels> | undefined;
+  private subscriberCount = 0;
+  private reporting = false;
 
-  const report = (error: unknown, event: Envelope): void => {
-    options.onSubscriberError?.(error, event);
-    if (reporting || event.type === 'bus.error') return;
-    reporting = true;
-    try {
-      bus.publish(
-        'bus.error',
-        { eventType: event.type, eventId: event.id, message: describeThrown(error) },
-        { agent: event.agent, scene: event.scene, cause: event.id },
-      );
-    } finally {
-      reporting = false;
+  constructor(options: BusOptions | undefined) {
+    this.ids = options?.ids ?? randomIds();
+    this.clock = options?.clock ?? Date.now;
+    this.tap = options?.tap;
+    this.options = options;
+  }
+
+  private send<K extends EventType>(type: K, data: TroupeEvents[K], meta: EventMeta | undefined): Envelope<K> {
+    // One shape for every envelope, absent fields included as `undefined` (JSON drops them):
+    // adding them one by one would allocate and change the object's shape per event.
+    // Called as plain functions, as they always were: a source or clock never gets the bus as `this`.
+    const { ids, clock, tap } = this;
+    const event = {
+      id: ids(),
+      type,
+      at: clock(),
+      scene: meta?.scene,
+      agent: meta?.agent,
+      cause: meta?.cause,
+      data,
+    } as Envelope<K>;
+    tap?.(event as Envelope);
+    if (this.subscriberCount > 0) {
+      const all = this.emitter!.all;
+      for (const key of channels(type)) deliver(all.get(key) as Listener[] | undefined, event as Envelope);
     }
-  };
+    return event;
+  }
 
-  const subscribe = (pattern: string, handler: Listener, filter: EventFilter | undefined, once: boolean): Unsubscribe => {
+  get hasSubscribers(): boolean {
+    return this.subscriberCount > 0;
+  }
+
+  private subscribe(pattern: string, handler: Listener, filter: EventFilter | undefined, once: boolean): Unsubscribe {
+    const emitter = (this.emitter ??= mitt<Channels>());
     let active = true;
     const listener: Listener = (event) => {
       if (!active) return;
@@ -120,52 +155,34 @@ export function createBus(options: BusOptions = {}): Bus {
       try {
         handler(event);
       } catch (error) {
-        report(error, event);
+        this.report(error, event);
       }
     };
     const stop = (): void => {
       if (!active) return;
       active = false;
-      subscriberCount--;
+      this.subscriberCount--;
       emitter.off(pattern, listener);
     };
-    subscriberCount++;
+    this.subscriberCount++;
     emitter.on(pattern, listener);
     return stop;
-  };
+  }
 
-  const bus: Bus = {
-    publish(type, data, meta) {
-      // One shape for every envelope, absent fields included as `undefined` (JSON drops them):
-      // adding them one by one would allocate and change the object's shape per event.
-      const event = {
-        id: ids(),
-        type,
-        at: clock(),
-        scene: meta?.scene,
-        agent: meta?.agent,
-        cause: meta?.cause,
-        data,
-      } as Envelope<typeof type>;
-      tap?.(event as Envelope);
-      if (subscriberCount > 0) {
-        for (const key of channels(type)) deliver(emitter.all.get(key) as Listener[] | undefined, event as Envelope);
-      }
-      return event;
-    },
-    on(pattern, handler, filter) {
-      return subscribe(pattern === '*' ? ALL : pattern, handler as Listener, filter, false);
-    },
-    once(pattern, handler, filter) {
-      return subscribe(pattern === '*' ? ALL : pattern, handler as Listener, filter, true);
-    },
-    get hasSubscribers() {
-      return subscriberCount > 0;
-    },
-    ids,
-    clock,
-  };
-  return bus;
+  private report(error: unknown, event: Envelope): void {
+    this.options?.onSubscriberError?.(error, event);
+    if (this.reporting || event.type === 'bus.error') return;
+    this.reporting = true;
+    try {
+      this.send(
+        'bus.error',
+        { eventType: event.type, eventId: event.id, message: describeThrown(error) },
+        { agent: event.agent, scene: event.scene, cause: event.id },
+      );
+    } finally {
+      this.reporting = false;
+    }
+  }
 }
 
 /**

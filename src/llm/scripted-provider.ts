@@ -70,12 +70,97 @@ export function scriptedProvider(
   script: readonly ScriptedReply[] | ScriptFunction,
   options: ScriptedProviderOptions = {},
 ): ScriptedProvider {
-  const requests: ModelRequest[] = [];
-  const queue = typeof script === 'function' ? undefined : [...script];
-  let used = 0;
+  let chunkSize: number | undefined;
+  if (options.stream) {
+    chunkSize = typeof options.stream === 'object' ? (options.stream.chunkSize ?? 8) : 8;
+    if (!Number.isSafeInteger(chunkSize) || chunkSize < 1) {
+      throw new ScriptError(`scriptedProvider: stream.chunkSize must be a positive integer, got ${String(chunkSize)}`);
+    }
+  }
+  return new Script(script, options, chunkSize);
+}
 
-  const next = async (request: ModelRequest): Promise<ScriptedReply> => {
-    if (queue === undefined) return (script as ScriptFunction)(request, used - 1);
+/**
+ * A scripted provider. A class, so that `requests` and `remaining` are getters of the prototype:
+ * getters of each provider's own make V8 keep its properties in a dictionary (some 600 bytes a
+ * provider, and a crowd or a test suite makes one per agent).
+ */
+class Script implements ScriptedProvider {
+  readonly name: string;
+  readonly model: string;
+  // Declared only: set when the options give them, absent otherwise (as the object literal had them).
+  declare readonly accepts?: ProviderAccepts;
+  declare stream?: (request: ModelRequest) => AsyncIterable<StreamEvent>;
+  private readonly script: ScriptFunction | undefined;
+  private readonly queue: ScriptedReply[] | undefined;
+  // Made at the first call (or the first read of `requests`): a literal of one keeps no spare
+  // room, where a push onto an empty array reserves seventeen slots.
+  private log: ModelRequest[] | undefined;
+  private used = 0;
+
+  constructor(script: readonly ScriptedReply[] | ScriptFunction, options: ScriptedProviderOptions, chunkSize: number | undefined) {
+    this.name = options.name ?? 'scripted';
+    this.model = options.model ?? 'script';
+    if (options.accepts !== undefined) this.accepts = Object.freeze({ ...options.accepts });
+    this.script = typeof script === 'function' ? script : undefined;
+    this.queue = typeof script === 'function' ? undefined : [...script];
+    if (chunkSize !== undefined) this.stream = (request) => streamTurn(this.take(request), request, chunkSize);
+  }
+
+  get requests(): readonly ModelRequest[] {
+    return (this.log ??= []);
+  }
+
+  get remaining(): number {
+    return this.queue === undefined ? 0 : Math.max(0, this.queue.length - this.used);
+  }
+
+  // Own functions bound to this provider, not prototype methods: `{ ...provider, name }` and
+  // `const { assertConsumed } = provider` go on working, as with the provider of closures.
+  readonly complete = (request: ModelRequest): Promise<ModelResponse> => this.take(request).then((turn) => scriptedResponse(turn, request));
+
+  readonly assertConsumed = (): void => {
+    const { queue, used } = this;
+    if (queue !== undefined && used < queue.length) {
+      throw new ScriptError(`scripted provider has ${queue.length - used} unused ${queue.length - used === 1 ? 'reply' : 'replies'} of ${queue.length}`);
+    }
+  };
+
+  /**
+   * Records the call and settles with its turn. Promise reactions rather than nested async
+   * functions: a call parked on a script's promise holds a few small records instead of a
+   * suspended frame per level. The turn settles on the same microtask as the async version did
+   * (its value adopted as an async function's return adopts it), so runs that share a bus
+   * interleave as before.
+   */
+  private take(request: ModelRequest): Promise<ScriptedReply> {
+    try {
+      // The agent keeps appending to its history: keep the conversation as it was at this call.
+      const copy = { ...request, messages: [...request.messages] };
+      if (this.log === undefined) this.log = [copy];
+      else this.log.push(copy);
+      this.used++;
+      if (request.signal.aborted) throw new ProviderError('aborted', 'the model call was aborted');
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // Settled as the async version's turn was: a value at once, a thenable once adopted (a tick
+    // after it settles), a throw as a rejection. A value skips an executor and its resolving
+    // functions: the common case, a list of replies.
+    let turn: ScriptedReply | PromiseLike<ScriptedReply>;
+    try {
+      turn = this.next(request);
+    } catch (error) {
+      return Promise.reject(error).then(undefined, scriptFailure);
+    }
+    const settled = isThenable(turn) ? new Promise<ScriptedReply>((resolve) => resolve(turn)) : Promise.resolve(turn);
+    return settled.then(undefined, scriptFailure);
+  }
+
+  private next(request: ModelRequest): ScriptedReply | Promise<ScriptedReply> {
+    const { queue, used, script } = this;
+    // Called as a plain function, with no `this`, as a script always was.
+    if (queue === undefined) return script!(request, used - 1);
     const turn = queue[used - 1];
     if (turn === undefined) {
       throw new ScriptError(
@@ -84,48 +169,17 @@ export function scriptedProvider(
       );
     }
     return turn;
-  };
-
-  const take = async (request: ModelRequest): Promise<ScriptedReply> => {
-    // The agent keeps appending to its history: keep the conversation as it was at this call.
-    requests.push({ ...request, messages: [...request.messages] });
-    used++;
-    if (request.signal.aborted) throw new ProviderError('aborted', 'the model call was aborted');
-    try {
-      return await next(request);
-    } catch (error) {
-      if (error instanceof ScriptError) throw new ProviderError('script', error.message, { cause: error });
-      throw error;
-    }
-  };
-
-  const provider: ScriptedProvider = {
-    name: options.name ?? 'scripted',
-    model: options.model ?? 'script',
-    ...(options.accepts !== undefined && { accepts: Object.freeze({ ...options.accepts }) }),
-    get requests() {
-      return requests;
-    },
-    get remaining() {
-      return queue === undefined ? 0 : Math.max(0, queue.length - used);
-    },
-    async complete(request) {
-      return scriptedResponse(await take(request), request);
-    },
-    assertConsumed() {
-      if (queue !== undefined && used < queue.length) {
-        throw new ScriptError(`scripted provider has ${queue.length - used} unused ${queue.length - used === 1 ? 'reply' : 'replies'} of ${queue.length}`);
-      }
-    },
-  };
-  if (options.stream) {
-    const chunkSize = typeof options.stream === 'object' ? (options.stream.chunkSize ?? 8) : 8;
-    if (!Number.isSafeInteger(chunkSize) || chunkSize < 1) {
-      throw new ScriptError(`scriptedProvider: stream.chunkSize must be a positive integer, got ${String(chunkSize)}`);
-    }
-    provider.stream = (request) => streamTurn(take(request), request, chunkSize);
   }
-  return provider;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** A script that failed as a script (past its end, a ScriptError of its own) fails the call as a provider would. */
+function scriptFailure(error: unknown): never {
+  if (error instanceof ScriptError) throw new ProviderError('script', error.message, { cause: error });
+  throw error;
 }
 
 /** Streams a scripted turn: text in chunks, native calls as argument deltas, then `finish`. */
