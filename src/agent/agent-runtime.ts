@@ -9,7 +9,7 @@ import type { Agent, PendingApproval, PendingResultApproval, ResumeOptions, RunO
 import { approvalControls } from './approval-controls.js';
 import { lazyLimit } from './lazy-limit.js';
 import { commitRun, type AgentMemory, type MemoryHost } from './memory/agent-memory.js';
-import { controllerFor, handOn } from './run/reusable-controller.js';
+import { reusable } from './run/reusable-controller.js';
 import { SeededRandom } from './run/seeded-random.js';
 import { readSnapshot, writeSnapshot, type AgentSnapshot } from './run/agent-snapshot.js';
 import { openingMessages } from './run/opening-messages.js';
@@ -43,7 +43,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
   private boundPublish: Publish | undefined;
   private ownLimiters: ReturnType<StagePort['limiters']> | undefined;
   private generator: SeededRandom | undefined;
-  /** A finished run's controller, kept for the next run (see `handOn`). */
+  /** A finished run's controller, kept for the next run (see `reusable`). */
   private spare: AbortController | undefined;
   private reuses = 0;
 
@@ -277,7 +277,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
     run.finished = true;
     const handles = this.handles!;
     handles.detach?.();
-    this.spare = handOn(handles.controller, ++this.reuses);
+    if (reusable(handles.controller, ++this.reuses)) this.spare = handles.controller;
     if (this.current === run) {
       this.current = undefined;
       this.handles = undefined;
@@ -309,7 +309,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
 
   /** Makes `run` the current run, with a signal that the caller's `signal` aborts. */
   private begin(run: RunState, resolve: (result: RunResult) => void, external: AbortSignal | undefined): void {
-    const controller = controllerFor(this.spare);
+    const controller = this.spare ?? new AbortController();
     this.spare = undefined;
     const handles: RunHandles = { controller, resolve, detach: undefined };
     this.current = run;
