@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -37,7 +37,9 @@ export async function npmChromium(): Promise<UnpackedChromium | { missing: strin
     return { missing: `${PACKAGE} is not installed (run npm install: it is a devDependency)` };
   }
   const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
-  const cacheRoot = join(root, 'node_modules/.cache/troupe-chromium');
+  // The real path: fonts.conf names its folders absolutely, and a node_modules reached through a
+  // symlink (a second checkout sharing it) must not leave paths that vanish with that checkout.
+  const cacheRoot = join(realpathSync(join(root, 'node_modules')), '.cache/troupe-chromium');
   const target = join(cacheRoot, version);
   if (!existsSync(join(target, 'complete'))) await unpack(join(packageRoot, 'bin'), cacheRoot, target);
   return {
