@@ -34,6 +34,8 @@ const BENCHES: readonly Bench[] = [
   { name: 'stream', run: (quick) => benchStreamParse(quick ? [1_000, 100_000] : [1_000, 100_000, 1_000_000]) },
   { name: 'parked', run: (quick) => benchParkedAgents(quick ? 1_000 : 10_000) },
   { name: 'crowd', run: (quick) => benchCrowd(quick ? [1_000] : [1_000, 10_000, 100_000], quick ? 3 : 4, quick ? 2_000 : 50_000) },
+  // The crowd at a million NPCs: a minute and several GiB, so only when asked for (`--only=crowd-million`).
+  { name: 'crowd-million', optIn: true, run: () => benchCrowd([1_000_000], 3, 0) },
   // Clients that never read are dropped: the crowd's steps/s with and without them.
   { name: 'stalled', run: (quick) => benchStalledClient(quick ? 1_000 : 10_000, quick ? 11 : 7) },
   // What instrumentBus costs the crowd: not attached, attached to the no-op API, attached to an SDK.
