@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Budget, type BudgetLimits, type Spend } from '../../src/agent/budget.js';
 import { ConfigError } from '../../src/errors.js';
 import { openRedisBudget, spendFromShared, type RedisBudget } from '../../src/redis/redis-budget.js';
-import { failWithoutRedisUnderCi, findRedis } from './redis-server.js';
+import { failWithoutRedisUnderCi, findRedis, killOwnConnections } from './redis-server.js';
 
 const redis = await findRedis();
 failWithoutRedisUnderCi(redis);
@@ -190,7 +190,7 @@ describe.runIf(redis !== undefined)('a scene budget shared across processes on R
       const spends: Promise<unknown>[] = [];
       for (let round = 0; round < 5; round++) {
         for (let index = 0; index < 5; index++) spends.push(budget.spend({ modelCalls: 1 }));
-        if (round === 2) expect(await killOwnConnections()).toBe(1);
+        if (round === 2) expect(await killOwnConnections(redis!.admin)).toBe(1);
         await sleep(20);
       }
       expect(await Promise.all(spends)).toEqual(Array.from({ length: 25 }, () => undefined));
@@ -202,16 +202,3 @@ describe.runIf(redis !== undefined)('a scene budget shared across processes on R
   }, 20_000);
 });
 
-/** CLIENT KILL on this process's troupe connections (other processes may share the server). */
-async function killOwnConnections(): Promise<number> {
-  const list = (await redis!.admin.client('LIST')) as string;
-  let killed = 0;
-  for (const line of list.split('\n')) {
-    const name = /\bname=(\S+)/.exec(line)?.[1];
-    const id = /\bid=(\d+)/.exec(line)?.[1];
-    if (name === undefined || id === undefined || !name.startsWith('troupe:') || !name.endsWith(`:${process.pid}`)) continue;
-    await redis!.admin.client('KILL', 'ID', id);
-    killed++;
-  }
-  return killed;
-}

@@ -7,7 +7,7 @@ import { buildCrowd } from '../../scenes/crowd/index.js';
 import { createBus, subscribeBuffered, type Envelope } from '../../src/bus/index.js';
 import { sequentialIds } from '../../src/testing/index.js';
 import { bridgeToRedis, subscribeRedis, streamKeyOf, type RedisSubscription } from '../../src/redis/index.js';
-import { failWithoutRedisUnderCi, findRedis, waitFor } from './redis-server.js';
+import { failWithoutRedisUnderCi, findRedis, killOwnConnections, waitFor } from './redis-server.js';
 
 const redis = await findRedis();
 failWithoutRedisUnderCi(redis);
@@ -198,7 +198,7 @@ describe.runIf(redis !== undefined)('the bus across processes on a Redis stream'
     for (let tick = 1; tick <= 20; tick++) bus.publish('scene.tick', { tick });
     await bridge.flush();
     await waitFor(() => got.length === 20, 'the first 20');
-    const killed = await killOwnConnections();
+    const killed = await killOwnConnections(redis!.admin);
     expect(killed).toBe(2);
     // Published while the connections are down: buffered by the bridge.
     for (let tick = 21; tick <= 60; tick++) {
@@ -216,16 +216,3 @@ describe.runIf(redis !== undefined)('the bus across processes on a Redis stream'
   }, 20_000);
 });
 
-/** CLIENT KILL on this process's troupe connections (other processes may share the server). */
-async function killOwnConnections(): Promise<number> {
-  const list = (await redis!.admin.client('LIST')) as string;
-  let killed = 0;
-  for (const line of list.split('\n')) {
-    const name = /\bname=(\S+)/.exec(line)?.[1];
-    const id = /\bid=(\d+)/.exec(line)?.[1];
-    if (name === undefined || id === undefined || !name.startsWith('troupe:') || !name.endsWith(`:${process.pid}`)) continue;
-    await redis!.admin.client('KILL', 'ID', id);
-    killed++;
-  }
-  return killed;
-}

@@ -7,7 +7,7 @@ import { limiterKeys } from '../../src/redis/limiter-scripts.js';
 import { openRedisLimiter, type RedisLease, type RedisLimiter } from '../../src/redis/redis-limiter.js';
 import { sharedLimit } from '../../src/redis/shared-limit.js';
 import { RedisError } from '../../src/redis/redis-error.js';
-import { failWithoutRedisUnderCi, findRedis, waitFor } from './redis-server.js';
+import { failWithoutRedisUnderCi, findRedis, killOwnConnections, waitFor } from './redis-server.js';
 
 const redis = await findRedis();
 failWithoutRedisUnderCi(redis);
@@ -211,7 +211,7 @@ describe.runIf(redis !== undefined)('the keyed limiter across processes on Redis
       const waiting = limiter.acquire('k', 1);
       const [, queue] = limiterKeys(`troupe:${scene}:limits`, 'k');
       await waitForAsync(async () => (await redis!.admin.zcard(queue)) === 1, 'the waiter queued');
-      expect(await killOwnConnections()).toBe(2);
+      expect(await killOwnConnections(redis!.admin)).toBe(2);
       // The lease stays held across the drop: heartbeats resume once reconnected.
       await sleep(2_500);
       const [holders] = limiterKeys(`troupe:${scene}:limits`, 'k');
@@ -288,16 +288,3 @@ async function waitForAsync(check: () => Promise<boolean>, what: string, timeout
   }
 }
 
-/** CLIENT KILL on this process's troupe connections (other processes may share the server). */
-async function killOwnConnections(): Promise<number> {
-  const list = (await redis!.admin.client('LIST')) as string;
-  let killed = 0;
-  for (const line of list.split('\n')) {
-    const name = /\bname=(\S+)/.exec(line)?.[1];
-    const id = /\bid=(\d+)/.exec(line)?.[1];
-    if (name === undefined || id === undefined || !name.startsWith('troupe:') || !name.endsWith(`:${process.pid}`)) continue;
-    await redis!.admin.client('KILL', 'ID', id);
-    killed++;
-  }
-  return killed;
-}

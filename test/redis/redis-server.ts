@@ -197,3 +197,20 @@ export async function waitFor(check: () => boolean, what: string, timeoutMs = 10
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/**
+ * `CLIENT KILL` on this process's troupe connections (named `troupe:…:<pid>`), leaving those of
+ * other processes sharing the server alone; returns how many were killed.
+ */
+export async function killOwnConnections(admin: Redis): Promise<number> {
+  const list = (await admin.client('LIST')) as string;
+  let killed = 0;
+  for (const line of list.split('\n')) {
+    const name = /\bname=(\S+)/.exec(line)?.[1];
+    const id = /\bid=(\d+)/.exec(line)?.[1];
+    if (name === undefined || id === undefined || !name.startsWith('troupe:') || !name.endsWith(`:${process.pid}`)) continue;
+    await admin.client('KILL', 'ID', id);
+    killed++;
+  }
+  return killed;
+}
