@@ -44,3 +44,14 @@ function shown(keys: readonly unknown[]): string {
   const text = keys.map(String).join('.');
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
+
+/**
+ * Throws when an update of `keys` is asked for inside an update that holds an overlapping path:
+ * waiting for a lock the very same update holds would wait for ever, so it is said instead.
+ */
+export function assertNotNested(held: readonly PathKeys[] | undefined, keys: PathKeys): void {
+  const clash = held?.find((other) => overlaps(other, keys));
+  if (clash !== undefined) {
+    throw new WorldError('world_locked', `update of "${pathText(keys)}" inside an update of "${pathText(clash)}" would wait for itself; update the outer path once`);
+  }
+}

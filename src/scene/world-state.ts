@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { WorldError } from '../errors.js';
 import { frozenJson } from './json-value.js';
 import { PathLocks } from './path-lock.js';
-import { overlaps, pathKeys, pathText, type PathKeys } from './world-path.js';
+import { assertNotNested, pathKeys, pathText, type PathKeys } from './world-path.js';
 import type { JsonValue, WorldState, WorldWriter } from './world-types.js';
 
 type Container = { [key: string]: JsonValue } | JsonValue[];
@@ -97,11 +97,7 @@ export function createWorld(initial: Record<string, JsonValue>, onChange: WorldC
     async update(path, fn, options = {}) {
       const keys = pathKeys(path);
       const held = holding.getStore();
-      const clash = held?.find((other) => overlaps(other, keys));
-      if (clash !== undefined) {
-        // Waiting for a lock this very update holds would wait forever: say so instead.
-        throw new WorldError('world_locked', `update of "${pathText(keys)}" inside an update of "${pathText(clash)}" would wait for itself; update the outer path once`);
-      }
+      assertNotNested(held, keys);
       const release = await locks.acquire(keys, options.signal);
       try {
         const next = await holding.run(held === undefined ? [keys] : [...held, keys], () => fn(read(keys)));

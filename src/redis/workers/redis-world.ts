@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { WorldError, errorMessage } from '../../errors.js';
 import { frozenJson } from '../../scene/json-value.js';
 import { PathLocks } from '../../scene/path-lock.js';
-import { overlaps, pathKeys, pathText, type PathKeys } from '../../scene/world-path.js';
+import { assertNotNested, pathKeys, pathText, type PathKeys } from '../../scene/world-path.js';
 import { createWorld, type WorldChanged } from '../../scene/world-state.js';
 import type { JsonValue, WorldState, WorldWriter } from '../../scene/world-types.js';
 import type { OpenedRedis } from '../connect.js';
@@ -153,10 +153,7 @@ export function replicateWorld(opened: OpenedRedis, keys: RunKeys, writer: strin
     async update(path, fn, updateOptions = {}) {
       const keysOf = pathKeys(path);
       const held = holding.getStore();
-      const clash = held?.find((other) => overlaps(other, keysOf));
-      if (clash !== undefined) {
-        throw new WorldError('world_locked', `update of "${pathText(keysOf)}" inside an update of "${pathText(clash)}" would wait for itself; update the outer path once`);
-      }
+      assertNotNested(held, keysOf);
       // In-process first (first come, first served), then across processes.
       const releaseLocal = await locks.acquire(keysOf, updateOptions.signal);
       try {
