@@ -73,7 +73,7 @@ export class Budget {
   refuse(spend: Spend): BudgetRefusal | undefined {
     if (this.refusal !== undefined) return this.refusal;
     this.startedAt ??= this.clock();
-    for (const kind of ORDER) {
+    for (const kind of BUDGET_ORDER) {
       const limit = this.limits[kind];
       if (limit === undefined) continue;
       const adding = kind === 'modelCalls' || kind === 'toolCalls' ? (spend[kind] ?? 0) : 0;
@@ -82,8 +82,7 @@ export class Budget {
       if ((kind === 'tokens' || kind === 'costUsd') && !(spend.modelCalls! > 0)) continue;
       const used = kind === 'wallMs' ? this.clock() - this.startedAt : kind === 'costUsd' ? (this.costUsd ?? 0) : this[kind];
       if (adding > 0 ? used + adding <= limit : used < limit) continue;
-      const needing = adding > 1 ? ` (this round needs ${adding})` : '';
-      this.refusal = { budget: this.name, kind, limit, used, message: `budget "${this.name}" exhausted: ${KINDS[kind]} ${used}/${limit}${needing}` };
+      this.refusal = budgetRefusal(this.name, kind, limit, used, adding);
       return this.refusal;
     }
     return undefined;
@@ -153,7 +152,8 @@ export function usageSpend(usage: Usage): Spend {
   return spend;
 }
 
-const ORDER: readonly BudgetKind[] = ['modelCalls', 'toolCalls', 'tokens', 'costUsd', 'wallMs'];
+/** The order a budget checks its limits in: the first exhausted one is the refusal's. */
+export const BUDGET_ORDER: readonly BudgetKind[] = ['modelCalls', 'toolCalls', 'tokens', 'costUsd', 'wallMs'];
 
 const KINDS: Record<BudgetKind, string> = {
   modelCalls: 'model calls',
@@ -162,6 +162,12 @@ const KINDS: Record<BudgetKind, string> = {
   wallMs: 'wall time ms',
   costUsd: 'cost USD',
 };
+
+/** A refusal as every budget words it, in one process or shared through Redis. */
+export function budgetRefusal(budget: string, kind: BudgetKind, limit: number, used: number, adding: number): BudgetRefusal {
+  const needing = adding > 1 ? ` (this round needs ${adding})` : '';
+  return { budget, kind, limit, used, message: `budget "${budget}" exhausted: ${KINDS[kind]} ${used}/${limit}${needing}` };
+}
 
 /** Spends from every budget, or from none: the first refusing budget wins and nothing is charged. */
 export function spendFrom(budgets: readonly Budget[], spend: Spend): Budget | undefined {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Budget, type BudgetKind, type BudgetLimits, type BudgetRefusal, type BudgetSnapshot, type BudgetUsage, type Spend } from '../agent/budget.js';
+import { Budget, BUDGET_ORDER, budgetRefusal, type BudgetKind, type BudgetLimits, type BudgetRefusal, type BudgetSnapshot, type BudgetUsage, type Spend } from '../agent/budget.js';
 import { ConfigError, errorMessage } from '../errors.js';
 import { roundUsd } from '../llm/prices.js';
 import { defineBudgetScripts, type BudgetClient } from './budget-scripts.js';
@@ -47,16 +47,6 @@ export type RedisBudget = {
   close(): Promise<void>;
 };
 
-const ORDER: readonly BudgetKind[] = ['modelCalls', 'toolCalls', 'tokens', 'costUsd', 'wallMs'];
-
-const KINDS: Record<BudgetKind, string> = {
-  modelCalls: 'model calls',
-  tokens: 'tokens',
-  toolCalls: 'tool calls',
-  wallMs: 'wall time ms',
-  costUsd: 'cost USD',
-};
-
 /**
  * Opens a shared budget. The limits are checked as `new Budget` checks them (a `ConfigError`), and
  * against those recorded in Redis by the first process: a process with other limits is refused,
@@ -69,7 +59,7 @@ export async function openRedisBudget(options: RedisBudgetOptions): Promise<Redi
   const name = options.name ?? scene;
   const limits = new Budget(name, options.limits).limits;
   const key = options.key ?? `troupe:${scene}:budget`;
-  const recorded = JSON.stringify(Object.fromEntries(ORDER.filter((kind) => limits[kind] !== undefined).map((kind) => [kind, limits[kind]])));
+  const recorded = JSON.stringify(Object.fromEntries(BUDGET_ORDER.filter((kind) => limits[kind] !== undefined).map((kind) => [kind, limits[kind]])));
   const opened: OpenedRedis = await openRedis(options, 'budget');
   const client: BudgetClient = defineBudgetScripts(opened.client);
   // Each call in flight listens for the connection's close (`whileConnected`): many at once is normal.
@@ -113,8 +103,7 @@ export async function openRedisBudget(options: RedisBudgetOptions): Promise<Redi
     const [kind, raw, adding] = text.split('|') as [BudgetKind, string, string];
     const limit = limits[kind]!;
     const used = kind === 'costUsd' ? roundUsd(Number(raw) / 1e9) : Number(raw);
-    const needing = Number(adding) > 1 ? ` (this round needs ${adding})` : '';
-    return { budget: name, kind, limit, used, message: `budget "${name}" exhausted: ${KINDS[kind]} ${used}/${limit}${needing}` };
+    return budgetRefusal(name, kind, limit, used, Number(adding));
   };
 
   const call = async (mode: 'refuse' | 'spend' | 'charge', spend: Spend): Promise<BudgetRefusal | undefined> => {
@@ -123,7 +112,7 @@ export async function openRedisBudget(options: RedisBudgetOptions): Promise<Redi
     const cost = spend.costUsd;
     const args = [
       mode,
-      ...ORDER.map((kind) => (limits[kind] === undefined ? '' : String(limits[kind]))),
+      ...BUDGET_ORDER.map((kind) => (limits[kind] === undefined ? '' : String(limits[kind]))),
       String(count(spend.modelCalls, 'modelCalls')),
       String(count(spend.toolCalls, 'toolCalls')),
       String(Number.isFinite(tokens) && tokens > 0 ? tokens : 0),
