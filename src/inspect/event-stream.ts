@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createBufferedDelivery, type BufferedDelivery, type Delivery } from '../bus/backpressure.js';
 import type { BackpressurePolicy } from '../bus/event-queue.js';
 import type { Envelope } from '../bus/events.js';
-import { serializeEnvelope } from '../bus/serialize-event.js';
 import type { Redactor } from '../bus/safe-json.js';
 import type { AgentSummary } from './agent-tally.js';
 import type { EventHistory } from './event-history.js';
@@ -15,7 +14,8 @@ export type StreamContext = {
   queue: number;
   redactor: Redactor;
   /** The session log's fast writer: an envelope's JSON when its data is plain and shows no secret. */
-  plainLine: (event: Envelope) => string | undefined;
+  /** An event as the JSON line a client gets (redacted, truncated past `maxEventChars`). */
+  line: (event: Envelope) => string;
   maxEventChars: number;
   notify: (notice: InspectorNotice) => void;
   /** Data JSON per envelope, serialized once for all clients (kept only while there are several). */
@@ -173,18 +173,13 @@ export function gapFrame(missed: number | null, reason: 'history' | Backpressure
 function dataText(event: Envelope, context: StreamContext): string {
   // One page: nobody else will ask, and a weak map of every event costs the collector more than
   // the serializing it saves.
-  if (context.clients() <= 1) return serialized(event, context);
+  if (context.clients() <= 1) return context.line(event);
   let text = context.frames.get(event);
   if (text === undefined) {
-    text = serialized(event, context);
+    text = context.line(event);
     context.frames.set(event, text);
   }
   return text;
-}
-
-function serialized(event: Envelope, context: StreamContext): string {
-  const plain = context.plainLine(event);
-  return plain !== undefined && plain.length <= context.maxEventChars ? plain : serializeEnvelope(event, { redactor: context.redactor, maxChars: context.maxEventChars }).text;
 }
 
 /** Characters of frames waiting past which they are written at once, not at the turn's end. */

@@ -5,8 +5,7 @@ import type { Agent } from '../agent/agent-options.js';
 import type { Bus } from '../bus/bus.js';
 import { resolveBackpressure, type BackpressurePolicy } from '../bus/event-queue.js';
 import { ConfigError, TroupeError } from '../errors.js';
-import { DEFAULT_MAX_DEPTH } from '../bus/safe-json.js';
-import { createLineWriter } from '../record/plain-json.js';
+import { createEventWriter } from '../record/plain-json.js';
 import { createRedactor } from '../record/redact.js';
 import { createEventHistory, type EventHistory } from './event-history.js';
 import type { EventStream, StreamContext } from './event-stream.js';
@@ -46,7 +45,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     history: config.history,
     queue: config.queue,
     redactor,
-    plainLine: createLineWriter(redactor, DEFAULT_MAX_DEPTH),
+    line: createEventWriter(redactor, config.maxEventChars),
     maxEventChars: config.maxEventChars,
     notify,
     frames: new WeakMap(),

@@ -1,5 +1,6 @@
-import type { Redactor } from '../bus/safe-json.js';
+import { DEFAULT_MAX_DEPTH, type Redactor } from '../bus/safe-json.js';
 import { CATALOGUE_VERSION, type Envelope } from '../bus/events.js';
+import { serializeEnvelope } from '../bus/serialize-event.js';
 
 /** Values a plain-data check looks at before it gives up and leaves the event to the careful path. */
 const MAX_NODES = 2_000;
@@ -79,6 +80,21 @@ export function createLineWriter(redactor: Redactor, maxDepth: number): (event: 
     }
     if (causeJson !== undefined) line += `,"cause":${causeJson}`;
     return data === undefined ? `${line}}` : `${line},"data":${dataText}}`;
+  };
+}
+
+/**
+ * Writes any event as one JSON line of at most `maxChars` characters: plain `JSON.stringify` when
+ * the event is plain and short enough (see `createLineWriter`), else the careful writer, which
+ * redacts, replaces what JSON cannot hold and truncates `data`. The two give the same text for
+ * the events the fast path takes.
+ */
+export function createEventWriter(redactor: Redactor, maxChars: number, maxDepth = DEFAULT_MAX_DEPTH): (event: Envelope) => string {
+  const plainLine = createLineWriter(redactor, maxDepth);
+  const careful = { redactor, maxChars, maxDepth };
+  return (event) => {
+    const plain = plainLine(event);
+    return plain !== undefined && plain.length <= maxChars ? plain : serializeEnvelope(event, careful).text;
   };
 }
 

@@ -2,8 +2,8 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { attachRecorder, type Bus, type Unsubscribe } from '../bus/bus.js';
 import type { Envelope } from '../bus/events.js';
-import { serializeEnvelope } from '../bus/serialize-event.js';
 import { ConfigError, errorMessage } from '../errors.js';
+import { createEventWriter } from '../record/plain-json.js';
 import { createRedactor } from '../record/redact.js';
 import { isConnectionError, openRedis, type OpenedRedis, type RedisConnection } from './connect.js';
 import { RedisError } from './redis-error.js';
@@ -111,7 +111,7 @@ export async function openRedisBridge(options: RedisBridgeOptions): Promise<Redi
   const maxBuffered = options.maxBuffered ?? DEFAULT_MAX_BUFFERED;
   if (!Number.isSafeInteger(maxBuffered) || maxBuffered < 1) throw new ConfigError(`maxBuffered must be a positive integer, got ${String(maxBuffered)}`);
   const trim = trimArgs(options.retention);
-  const serialize = { redactor: createRedactor({ secrets: options.redact ?? [] }), maxChars: options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS };
+  const write = createEventWriter(createRedactor({ secrets: options.redact ?? [] }), options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS);
   const onError = options.onError ?? ((error: RedisError) => void process.stderr.write(`troupe: ${error.message}\n`));
   const keys = keysOf(stream);
   const token = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -252,7 +252,7 @@ export async function openRedisBridge(options: RedisBridgeOptions): Promise<Redi
       fail(new RedisError('redis_failed', `${queue.length} events waited for Redis at ${where} (maxBuffered): the bridge to stream ${stream} stopped; the stream ends at entry ${lastId ?? '(none)'}`));
       return;
     }
-    queue.push({ id: nextId(), text: serializeEnvelope(event, serialize).text });
+    queue.push({ id: nextId(), text: write(event) });
     queued++;
     schedule();
   };

@@ -1,9 +1,9 @@
 import type { Bus } from '../../bus/bus.js';
 import type { Envelope, EventType } from '../../bus/events.js';
-import { serializeEnvelope } from '../../bus/serialize-event.js';
+import { createEventWriter } from '../../record/plain-json.js';
 import { createRedactor } from '../../record/redact.js';
 
-/** Envelope ids remembered to map a cause back to the id its event has in the stream. */
+/** Envelope ids remembered (at least half as many, at most this many) to map a cause back to the id its event has in the stream. */
 const MAX_ORIGINS = 100_000;
 /** Characters of one event's JSON in the stream, as the bridge's default. */
 const MAX_EVENT_CHARS = 1024 * 1024;
@@ -18,9 +18,14 @@ export class EventRelay {
   private readonly buckets = new Map<number, Envelope[]>();
   private route: ((agent: string) => number | undefined) | undefined;
   private injecting = false;
-  /** Local id of an event published from the stream → its id in the stream. */
-  private readonly origins = new Map<string, string>();
-  private readonly serialize = { redactor: createRedactor({ secrets: [] }), maxChars: MAX_EVENT_CHARS };
+  /**
+   * Local id of an event published from the stream → its id in the stream, in two generations:
+   * the older is dropped whole when the newer fills. Evicting the oldest entry of one map one at
+   * a time makes V8 skip every deleted slot on each eviction (27 µs at 100,000 entries).
+   */
+  private origins = new Map<string, string>();
+  private olderOrigins = new Map<string, string>();
+  private readonly write = createEventWriter(createRedactor({ secrets: [] }), MAX_EVENT_CHARS);
   private readonly bus: Bus;
 
   constructor(bus: Bus, everything = false) {
@@ -54,8 +59,8 @@ export class EventRelay {
     const events = this.buckets.get(partition) ?? [];
     this.buckets.delete(partition);
     return events.map((event) => {
-      const cause = event.cause === undefined ? undefined : this.origins.get(event.cause);
-      return serializeEnvelope(cause === undefined ? event : { ...event, cause }, this.serialize).text;
+      const cause = event.cause === undefined ? undefined : (this.origins.get(event.cause) ?? this.olderOrigins.get(event.cause));
+      return this.write(cause === undefined ? event : { ...event, cause });
     });
   }
 
@@ -70,7 +75,10 @@ export class EventRelay {
     this.injecting = true;
     try {
       const local = this.bus.publish(event.type as EventType, event.data as never, { agent: event.agent, scene: event.scene, cause: event.cause });
-      if (this.origins.size >= MAX_ORIGINS) this.origins.delete(this.origins.keys().next().value!);
+      if (this.origins.size >= MAX_ORIGINS / 2) {
+        this.olderOrigins = this.origins;
+        this.origins = new Map();
+      }
       this.origins.set(local.id, event.id);
     } finally {
       this.injecting = false;

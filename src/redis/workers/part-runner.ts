@@ -15,6 +15,9 @@ import { COMMIT_PART, runScript } from './scripts.js';
 import type { TurnJournal } from './turn-journal.js';
 import type { TurnEntry } from './turn-reader.js';
 
+/** Stream entries read at a time. */
+const PAGE = 1000;
+
 export type RunnerParts = {
   opened: OpenedRedis;
   keys: RunKeys;
@@ -45,8 +48,14 @@ export class PartRunner {
   private readonly relay: EventRelay;
   private caughtUpTo = 0;
   private eventsFrom: string;
-  /** The events of the last tick before the one being run, each with the worker that committed it (none: the coordinator). */
-  private lastTick: { event: Envelope; worker: string | undefined }[] = [];
+  /**
+   * The last tick before the one being run: the id of its `scene.tick`, its events as read, each
+   * with the worker that committed it (none: the coordinator), and whether spans of ours were
+   * skipped in it.
+   */
+  private lastTick: { from: string; events: { event: Envelope; worker: string | undefined }[]; skipped: boolean } = { from: '0-0', events: [], skipped: false };
+  /** The spans of the events stream this process committed and has not read past, in stream order. */
+  private readonly ownSpans: { first: string; last: string }[] = [];
 
   constructor(parts: RunnerParts) {
     this.parts = parts;
@@ -101,11 +110,13 @@ export class PartRunner {
    * Applies the other processes' events up to the coordinator's `scene.tick` of `tick` (never
    * past it: every process takes a tick's events at the same boundary), dating what they say by
    * the tick they said it in, and keeps the events of the last tick before it for `restore`.
+   * The spans this process committed are not read back: they happened here.
    */
   private async catchUpEvents(tick: number): Promise<void> {
     const { opened, keys } = this.parts;
     for (;;) {
-      const entries = await untilAnswered(opened, () => opened.client.xrange(keys.events, `(${this.eventsFrom}`, '+', 'COUNT', 1000));
+      const span = this.ownSpans[0];
+      const entries = await untilAnswered(opened, () => opened.client.xrange(keys.events, `(${this.eventsFrom}`, span === undefined ? '+' : `(${span.first}`, 'COUNT', PAGE));
       for (const [id, fields] of entries) {
         const text = fields[fields.indexOf('event') + 1] ?? '';
         const at = fields.indexOf('worker');
@@ -118,20 +129,43 @@ export class PartRunner {
             return;
           }
           this.parts.scene.tickCount = boundary;
-          this.lastTick = [];
+          this.lastTick = { from: id, events: [], skipped: false };
         } else {
-          this.lastTick.push({ event, worker });
+          this.lastTick.events.push({ event, worker });
           // Ours happened here already; the coordinator's own life is every scene's own.
           if (worker !== this.worker && !(worker === undefined && isLifecycle(event))) this.relay.inject(text);
         }
         this.eventsFrom = id;
       }
-      if (entries.length < 1000) {
+      if (entries.length === PAGE) continue;
+      if (span === undefined) {
         // The coordinator adds a tick's `scene.tick` before its turns: the end comes first only if it is not there.
         this.caughtUpTo = tick;
         return;
       }
+      this.ownSpans.shift();
+      this.eventsFrom = span.last;
+      this.lastTick.skipped = true;
     }
+  }
+
+  /** The events of the last tick before the one being run, each with the worker that committed it (none: the coordinator), read again when spans of ours were skipped. */
+  private async lastTickEvents(): Promise<{ event: Envelope; worker: string | undefined }[]> {
+    const { opened, keys } = this.parts;
+    const last = this.lastTick;
+    if (!last.skipped) return last.events;
+    const events: { event: Envelope; worker: string | undefined }[] = [];
+    for (let from = last.from; ; ) {
+      const entries = await untilAnswered(opened, () => opened.client.xrange(keys.events, `(${from}`, `${this.eventsFrom}`, 'COUNT', PAGE));
+      for (const [id, fields] of entries) {
+        const at = fields.indexOf('worker');
+        events.push({ event: JSON.parse(fields[fields.indexOf('event') + 1] ?? '') as Envelope, worker: at === -1 ? undefined : fields[at + 1] });
+        from = id;
+      }
+      if (entries.length < PAGE) break;
+    }
+    this.lastTick = { from: last.from, events, skipped: false };
+    return events;
   }
 
   /**
@@ -149,7 +183,7 @@ export class PartRunner {
       const member = scene.members.get(name);
       if (member !== undefined) restoreMember(member, text, heardUpTo);
     }
-    const unseen = this.lastTick.filter((item) => item.worker !== owner).map((item) => item.event);
+    const unseen = (await this.lastTickEvents()).filter((item) => item.worker !== owner).map((item) => item.event);
     rewake(this.groups[p]!, unseen, scene.members);
   }
 
@@ -183,10 +217,25 @@ export class PartRunner {
     const commitKeys = [keys.committed, keys.events, keys.done, keys.turns(p), keys.members(p), keys.journal(p)];
     // The script commits once (`<tick>:<p>` is set with the rest): sending it again after a drop is safe.
     const applied = await untilAnswered(opened, () => runScript(opened.client, COMMIT_PART, commitKeys, args));
-    if (applied === 1) {
+    if (applied !== 0) {
+      if (Array.isArray(applied)) addSpan(this.ownSpans, { first: String(applied[0]), last: String(applied[1]) });
       this.committedAt.set(p, tick);
       this.committed++;
       this.turns += turns;
     }
   }
+}
+
+/** Adds a span in stream order (a tick's partitions commit concurrently, in any order). */
+function addSpan(spans: { first: string; last: string }[], span: { first: string; last: string }): void {
+  let at = spans.length;
+  while (at > 0 && compareIds(spans[at - 1]!.first, span.first) > 0) at--;
+  spans.splice(at, 0, span);
+}
+
+/** Orders two stream ids (`<ms>-<seq>`). */
+function compareIds(a: string, b: string): number {
+  const [aMs, aSeq] = a.split('-').map(Number) as [number, number];
+  const [bMs, bSeq] = b.split('-').map(Number) as [number, number];
+  return aMs - bMs || aSeq - bSeq;
 }

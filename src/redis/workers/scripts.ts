@@ -7,6 +7,10 @@ import type { Redis } from 'ioredis';
  * to the done stream. `HSETNX` on `<tick>:<p>` makes a second commit of the same tick (a worker
  * thought dead that finishes after all) a no-op that only acknowledges.
  *
+ * Returns the ids of the first and last event it appended (the committer skips them when it
+ * reads the stream back: they happened in its process), 1 when there were none, 0 when the tick
+ * had been committed already.
+ *
  * KEYS: committed, events, done, turns:p, members:p, journal:p.
  * ARGV: field, worker, entry id, group, report, event count, events…, then member name/snapshot pairs.
  */
@@ -15,11 +19,16 @@ export const COMMIT_PART = `if redis.call('hsetnx', KEYS[1], ARGV[1], ARGV[2]) =
   return 0
 end
 local n = tonumber(ARGV[6])
-for i = 7, 6 + n do redis.call('xadd', KEYS[2], '*', 'event', ARGV[i], 'worker', ARGV[2]) end
+local first, last
+for i = 7, 6 + n do
+  last = redis.call('xadd', KEYS[2], '*', 'event', ARGV[i], 'worker', ARGV[2])
+  first = first or last
+end
 for i = 7 + n, #ARGV, 2 do redis.call('hset', KEYS[5], ARGV[i], ARGV[i + 1]) end
 redis.call('del', KEYS[6])
 redis.call('xack', KEYS[4], ARGV[4], ARGV[3])
 redis.call('xadd', KEYS[3], 'MAXLEN', '~', '100000', '*', 'report', ARGV[5])
+if first then return { first, last } end
 return 1`;
 
 /**

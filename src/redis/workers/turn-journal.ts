@@ -35,6 +35,9 @@ export class TurnJournal {
   /** `<callId>#<attempt>` → its journal key (`<agent>#<n>`). */
   private readonly callKeys = new Map<string, string>();
   private writes: Promise<unknown>[] = [];
+  /** Entries waiting for the end of this turn of the event loop, and the promise of their pipeline. */
+  private batch: string[][] | undefined;
+  private sent: Promise<void> | undefined;
 
   constructor(opened: OpenedRedis, keys: RunKeys, partitions: number) {
     this.opened = opened;
@@ -92,13 +95,29 @@ export class TurnJournal {
     await Promise.all(writes);
   }
 
-  /** Appends one entry, waiting out a dropped connection: an entry written twice reads the same. */
+  /**
+   * Appends one entry, waiting out a dropped connection: an entry written twice reads the same.
+   * Entries asked for in one turn of the event loop go out as one pipeline: a tick's calls start
+   * together, and a round trip each would cost more than the turns themselves.
+   */
   private write(agent: string, kind: 'model' | 'started' | 'ended', key: string, data: unknown): Promise<void> {
     const p = partitionOf(agent, this.partitions);
     const args = ['tick', String(this.tick), 'agent', agent, 'kind', kind, 'key', key, 'data', JSON.stringify(encodePlain(data) ?? null)];
-    const write = untilAnswered(this.opened, () => this.opened.client.xadd(this.keys.journal(p), '*', ...args)).then(() => undefined);
-    this.writes.push(write.catch(() => undefined));
-    return write;
+    if (this.batch === undefined) {
+      const batch: string[][] = (this.batch = []);
+      const sent = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.batch = undefined;
+        return untilAnswered(this.opened, async () => {
+          const pipeline = this.opened.client.pipeline();
+          for (const [journal, ...entry] of batch) pipeline.xadd(journal!, '*', ...entry);
+          for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
+        });
+      });
+      this.sent = sent;
+      this.writes.push(sent.catch(() => undefined));
+    }
+    this.batch.push([this.keys.journal(p), ...args]);
+    return this.sent!;
   }
 
   private provider(live: Provider): Provider {
