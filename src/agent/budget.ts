@@ -49,8 +49,8 @@ export class Budget {
   private toolCalls = 0;
   private costUsd: number | undefined;
   private estimatedTokens = false;
-  private refusal: BudgetRefusal | undefined;
-  private announced = false;
+  protected refusal: BudgetRefusal | undefined;
+  protected announced = false;
 
   constructor(name: string, limits: BudgetLimits, clock: Clock = Date.now) {
     if (limits === null || typeof limits !== 'object') throw new ConfigError(`budget "${name}": limits must be an object like { modelCalls: 20 }`);

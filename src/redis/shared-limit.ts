@@ -13,7 +13,7 @@ import type { RedisLimiter } from './redis-limiter.js';
  * `rejectOnClear` does. A call's release is sent without waiting for it: its result is not delayed
  * by a round trip, and the next acquire on the same limiter goes out after it on the same connection.
  */
-export function sharedLimit(limiter: RedisLimiter, key: string, concurrency: number): LimitFunction {
+export function sharedLimit(limiter: Pick<RedisLimiter, 'acquire'>, key: string, concurrency: number): LimitFunction {
   const check = (value: unknown): number => {
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
       throw new ConfigError(`sharedLimit("${key}"): concurrency must be a positive integer, got ${String(value)}`);
@@ -46,6 +46,8 @@ export function sharedLimit(limiter: RedisLimiter, key: string, concurrency: num
   };
 
   return Object.defineProperties(run, {
+    // A task never starts at once here (its slot is a round trip away): see `RemoteLimit`.
+    remote: { value: true },
     activeCount: { get: () => active },
     pendingCount: { get: () => pending },
     concurrency: {

@@ -1,4 +1,4 @@
-import pLimit, { type LimitFunction } from 'p-limit';
+import type { LimitFunction } from 'p-limit';
 import type { AgentEngine } from '../agent/agent-options.js';
 import { Budget } from '../agent/budget.js';
 import type { PriceTable } from '../llm/prices.js';
@@ -32,6 +32,8 @@ export type CastContext = {
   toolLimiters: ToolLimiters;
   /** Concurrent model calls allowed for a provider name. */
   modelLimit(provider: string): number;
+  /** Makes the limiter of a scene-wide limit (see `SceneHooks.limit`). */
+  limiter(key: string, concurrency: number): LimitFunction;
   sceneBudget: Budget | undefined;
   /** The scene's price table (its `prices` over the defaults). */
   prices: PriceTable;
@@ -164,7 +166,7 @@ export class Cast {
     if (limited === undefined) {
       let limiter = this.modelLimiters.get(provider.name);
       if (limiter === undefined) {
-        limiter = pLimit({ concurrency: this.context.modelLimit(provider.name), rejectOnClear: true });
+        limiter = this.context.limiter(`model:${provider.name}`, this.context.modelLimit(provider.name));
         this.modelLimiters.set(provider.name, limiter);
       }
       const wrapped = this.context.hooks?.provider?.(provider) ?? provider;

@@ -12,7 +12,7 @@ import { frozenJson } from './json-value.js';
 import { takeTurn } from './take-turn.js';
 import { createPacer, type Pacer } from './pacer.js';
 import { runStepped } from './run-stepped.js';
-import { inWindow, type SceneClock } from './scene-clock.js';
+import { inWindow, limitedTask, type SceneClock } from './scene-clock.js';
 import { sceneBus } from './scene-bus.js';
 import { resolveSceneOptions, type ResolvedScene } from './scene-options.js';
 import type { PendingTrigger, SceneMember } from './scene-member.js';
@@ -92,7 +92,8 @@ class SceneRuntime implements Scene {
   private readonly gates = new TickGates();
 
   constructor(options: SceneOptions) {
-    const resolved = resolveSceneOptions(options);
+    const hooks = sceneHooks();
+    const resolved = resolveSceneOptions(options, hooks);
     const { name } = resolved;
     this.options = resolved;
     this.pacer = createPacer(resolved.yieldEveryMs);
@@ -100,7 +101,6 @@ class SceneRuntime implements Scene {
     this.clock = resolved.clock;
     this.seed = resolved.seed;
     const replay = typeof options.log === 'object' ? options.log.replay : undefined;
-    const hooks = sceneHooks();
     const busOptions = hooks?.ids === undefined || options.ids !== undefined ? options : { ...options, ids: hooks.ids };
     this.bus = sceneBus(name, busOptions, this.clock, () => this.tickCount * this.clock.tickMs, replay);
     hooks?.observe?.(this.bus);
@@ -109,7 +109,7 @@ class SceneRuntime implements Scene {
     this.ownsLog = typeof options.log === 'string';
     this.log = typeof options.log === 'string' ? createSessionLog(options.log) : options.log;
     this.log?.attach(this.bus);
-    this.budget = options.budget === undefined ? undefined : new Budget(name, options.budget);
+    this.budget = options.budget === undefined ? undefined : (hooks?.budget ?? ((budget, limits) => new Budget(budget, limits)))(name, options.budget);
     this.meter = this.budget ?? new Budget(name, {});
     this.world = (hooks?.world ?? createWorld)(options.world ?? {}, (path, value, writer) => {
       this.bus.publish('world.changed', { path, value, tick: this.tickCount }, { scene: name, agent: writer?.agent, cause: writer?.cause });
@@ -131,6 +131,7 @@ class SceneRuntime implements Scene {
       toolLimiter: resolved.toolLimiter,
       toolLimiters: resolved.toolLimiters,
       modelLimit: resolved.modelLimit,
+      limiter: resolved.limiter,
       sceneBudget: this.meter,
       prices: priceTable(options.prices, `createScene "${name}"`),
       log: this.log,
@@ -307,7 +308,8 @@ class SceneRuntime implements Scene {
   private async runDue(due: readonly SceneMember[], tick: number): Promise<TickReport> {
     const outcomes: Partial<Record<RunReason, number>> = {};
     for (const member of due) member.beginTurn(member.pending ?? TICK, this.heardBy(member), tick);
-    await inWindow(due, this.options.turnWindow, (member, done) => this.turn(member, tick, outcomes, done), this.pacer);
+    const turn = (member: SceneMember, done: () => void): void => this.turn(member, tick, outcomes, done);
+    await inWindow(due, this.options.turnWindow, limitedTask(this.options.turnLimiter, turn), this.pacer);
     let turns = 0;
     for (const count of Object.values(outcomes)) turns += count;
     return { tick, turns, outcomes };

@@ -1,3 +1,4 @@
+import type { LimitFunction } from 'p-limit';
 import { ConfigError } from '../errors.js';
 import type { Pacer } from './pacer.js';
 import type { ClockOptions } from './types.js';
@@ -32,6 +33,19 @@ export function resolveClock(options: ClockOptions | undefined, scene: string): 
     default:
       throw new ConfigError(`createScene "${scene}": clock.mode must be 'stepped', 'real' or 'accelerated'`);
   }
+}
+
+/**
+ * `task` taking a slot of `limiter` first (none: `task` itself), held until the task says it is
+ * done: on workers, turns take slots that every process of the run shares.
+ */
+export function limitedTask<T>(limiter: LimitFunction | undefined, task: (item: T, done: () => void) => void): (item: T, done: () => void) => void {
+  if (limiter === undefined) return task;
+  return (item, done) =>
+    void limiter(() => new Promise<void>((ended) => task(item, () => (ended(), done())))).catch(
+      // The slot never came (the queue was cleared as the scene stopped): the turn is not taken.
+      done,
+    );
 }
 
 /**

@@ -1,4 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { LimitFunction } from 'p-limit';
+import type { Budget, BudgetLimits } from '../agent/budget.js';
 import type { Bus } from '../bus/bus.js';
 import type { Envelope } from '../bus/events.js';
 import type { IdSource } from '../bus/ids.js';
@@ -25,6 +27,15 @@ export type SceneHooks = {
   journal?: DispatchOptions['journal'];
   /** Write-ahead: a tool runs once this resolves (its `tool.started` is journaled elsewhere). */
   writeAhead?: (event: Envelope<'tool.started'>) => void | Promise<void>;
+  /** Makes the scene's budget (`SceneOptions.budget`) with counters shared by every process (a `SharedBudget`). */
+  budget?: (name: string, limits: BudgetLimits) => Budget;
+  /**
+   * Makes a scene-wide limiter whose slots every process shares, for `key`: `tools`
+   * (`concurrency.tools`), `tool:<name>` (`concurrency.toolCalls` and a tool's own
+   * `concurrency`), `model:<provider>` (`concurrency.modelCalls`) and `turns`
+   * (`concurrency.turns`). Asked only for limits the scene sets, and for every provider's.
+   */
+  limit?: (key: string, concurrency: number) => LimitFunction;
 };
 
 const current = new AsyncLocalStorage<SceneHooks>();

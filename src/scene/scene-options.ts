@@ -6,6 +6,7 @@ import { resolveClock, type SceneClock } from './scene-clock.js';
 import { BUILT_IN_TOOLS } from './scene-tools.js';
 import type { SchedulePolicy, SceneOptions } from './types.js';
 import { checkEngine } from '../agent/resolve-config.js';
+import type { SceneHooks } from './scene-hooks.js';
 
 /** `SceneOptions` checked, with every default filled in. */
 export type ResolvedScene = {
@@ -15,6 +16,8 @@ export type ResolvedScene = {
   seed: number;
   hearing: number;
   turnWindow: number;
+  /** Slots for turns that every process of a run shares (`concurrency.turns` on workers). */
+  turnLimiter: LimitFunction | undefined;
   maxReplyChain: number;
   stopTimeoutMs: number;
   /** Wall ms of turns between two pauses for the event loop (see `yieldEveryMs`). */
@@ -24,12 +27,14 @@ export type ResolvedScene = {
   toolLimiter: LimitFunction;
   toolLimiters: ToolLimiters;
   modelLimit(provider: string): number;
+  /** A limiter of `concurrency` slots for `key` (see `SceneHooks.limit`): shared across processes when the host shares them. */
+  limiter(key: string, concurrency: number): LimitFunction;
 };
 
 const SCHEDULES: readonly SchedulePolicy[] = ['trigger', 'round-robin', 'every-tick'];
 
 /** Checks the options of `createScene`; throws a ConfigError naming the first one that cannot work. */
-export function resolveSceneOptions(options: SceneOptions): ResolvedScene {
+export function resolveSceneOptions(options: SceneOptions, hooks?: SceneHooks): ResolvedScene {
   if (options === null || typeof options !== 'object') throw new ConfigError('createScene(options) takes an object');
   const { name } = options;
   if (typeof name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
@@ -59,25 +64,31 @@ export function resolveSceneOptions(options: SceneOptions): ResolvedScene {
       throw new ConfigError(`createScene "${name}": withoutTools names "${tool}", not a built-in tool (${BUILT_IN_TOOLS.join(', ')})`);
     }
   }
-  const toolLimiters = createToolLimiters();
+  const limiter = (key: string, concurrency: number): LimitFunction => hooks?.limit?.(key, concurrency) ?? pLimit({ concurrency, rejectOnClear: true });
+  const toolLimiters = createToolLimiters(hooks?.limit === undefined ? undefined : (tool, concurrency) => limiter(`tool:${tool}`, concurrency));
   for (const [tool, limit] of Object.entries(options.concurrency?.toolCalls ?? {})) {
-    toolLimiters.set(tool, pLimit({ concurrency: positive(limit, `concurrency.toolCalls.${tool}`), rejectOnClear: true }));
+    toolLimiters.set(tool, limiter(`tool:${tool}`, positive(limit, `concurrency.toolCalls.${tool}`)));
   }
   const models = options.concurrency?.modelCalls;
+  const tools = options.concurrency?.tools;
+  const turns = options.concurrency?.turns;
   return {
     name,
     schedule,
     clock: resolveClock(options.clock, name),
     seed: options.seed ?? (Math.random() * 0x7fff_ffff) | 0,
     hearing: positive(options.hearing ?? 20, 'hearing'),
-    turnWindow: positive(options.concurrency?.turns ?? 64, 'concurrency.turns'),
+    turnWindow: positive(turns ?? 64, 'concurrency.turns'),
+    // Only a limit the scene sets is shared: the defaults bound what one process runs at once.
+    turnLimiter: turns === undefined || hooks?.limit === undefined ? undefined : limiter('turns', turns),
     maxReplyChain: positive(options.maxReplyChain ?? 6, 'maxReplyChain'),
     stopTimeoutMs: positive(options.stopTimeoutMs ?? 5_000, 'stopTimeoutMs'),
     yieldEveryMs,
     omitted,
-    toolLimiter: pLimit({ concurrency: positive(options.concurrency?.tools ?? 64, 'concurrency.tools'), rejectOnClear: true }),
+    toolLimiter: tools === undefined ? pLimit({ concurrency: 64, rejectOnClear: true }) : limiter('tools', positive(tools, 'concurrency.tools')),
     toolLimiters,
     modelLimit: (provider) =>
       positive(typeof models === 'number' ? models : (models?.[provider] ?? models?.['*'] ?? 8), `concurrency.modelCalls for "${provider}"`),
+    limiter,
   };
 }

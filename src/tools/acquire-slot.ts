@@ -9,8 +9,14 @@ export type ReleaseSlot = () => void;
  * (queued tasks go first, so that no agent on a shared limiter starves).
  */
 export function hasFreeSlot(limiter: LimitFunction | undefined): boolean {
-  return limiter === undefined || (limiter.activeCount < limiter.concurrency && limiter.pendingCount === 0);
+  return limiter === undefined || (limiter.activeCount < limiter.concurrency && limiter.pendingCount === 0 && (limiter as Partial<RemoteLimit>).remote !== true);
 }
+
+/**
+ * A limiter whose slots live in another process (Redis): a task given to it never starts at
+ * once, since its slot is granted by a round trip, so `hasFreeSlot` never says yes for it.
+ */
+export type RemoteLimit = LimitFunction & { readonly remote: true };
 
 /**
  * Holds a slot of `limiter` until `settled` settles. Called with a free slot (see `hasFreeSlot`),
@@ -94,16 +100,21 @@ export async function acquireSlots(limiters: readonly (LimitFunction | undefined
   return releaseAll;
 }
 
-/** Per-tool limiters keyed by tool name, shared by the agents that should share a tool's limit. */
-export type ToolLimiters = Map<string, LimitFunction>;
+/**
+ * Per-tool limiters keyed by tool name, shared by the agents that should share a tool's limit;
+ * `make`, when set, makes the limiter for a tool's own `concurrency` (a scene on workers shares it).
+ */
+export type ToolLimiters = Map<string, LimitFunction> & { make?: (tool: string, concurrency: number) => LimitFunction };
 
 /**
  * Creates an empty per-tool limiter map. Pass one map to every agent that should share the
  * per-tool limits (`tool.concurrency`); the dispatcher adds a limiter the first time it meets a
  * tool with a `concurrency`.
  */
-export function createToolLimiters(): ToolLimiters {
-  return new Map();
+export function createToolLimiters(make?: (tool: string, concurrency: number) => LimitFunction): ToolLimiters {
+  const limiters: ToolLimiters = new Map();
+  if (make !== undefined) limiters.make = make;
+  return limiters;
 }
 
 /**
@@ -114,7 +125,7 @@ export function toolLimiter(limiters: ToolLimiters, name: string, concurrency: n
   // A limiter already in the map wins: a scene sets per-tool limits there for tools of any kind.
   const existing = limiters.size === 0 ? undefined : limiters.get(name);
   if (existing !== undefined || concurrency === undefined) return existing;
-  const limiter = pLimit({ concurrency, rejectOnClear: true });
+  const limiter = limiters.make?.(name, concurrency) ?? pLimit({ concurrency, rejectOnClear: true });
   limiters.set(name, limiter);
   return limiter;
 }

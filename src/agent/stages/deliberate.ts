@@ -9,7 +9,8 @@ import { callModel } from '../call-model.js';
 import type { ModelCallRecord } from '../run/run-record.js';
 import { NO_OUTCOME, type RunState } from '../run/run-state.js';
 import { streamModel, type StreamedReply } from '../stream-model.js';
-import { refusedByBudget } from './checkpoint.js';
+import { budgetVerdict, refusedByBudget } from './checkpoint.js';
+import type { SharedVerdict } from '../shared-budget.js';
 import { parseOptionsFor } from './parse.js';
 import type { StageEvent, StagePort } from './stage-port.js';
 import { OUTPUT_NAME } from '../output-schema.js';
@@ -18,7 +19,24 @@ import { OUTPUT_NAME } from '../output-schema.js';
 export function deliberate(run: RunState, config: AgentConfig, port: StagePort): void {
   // Aborted before the first call (a signal that was already aborted): ask the model nothing.
   if (port.signal.aborted) return port.send('aborted');
-  if (refusedByBudget(run, config, port, ONE_MODEL_CALL)) return;
+  const refused = refusedByBudget(run, config, port, ONE_MODEL_CALL);
+  if (refused === true) return;
+  if (refused !== false) return port.wait(refused, afterBudget, budgetUnanswered, 'drop');
+  openRound(run, config, port);
+}
+
+/** A budget shared across processes answered: the round opens, or the run ends with `budget`. */
+function afterBudget(verdict: SharedVerdict, run: RunState, config: AgentConfig, port: StagePort): StageEvent | undefined {
+  return budgetVerdict(verdict, run, config, port, ONE_MODEL_CALL) ?? openRound(run, config, port);
+}
+
+function budgetUnanswered(error: unknown, run: RunState): StageEvent {
+  run.error = `the shared budget did not answer: ${errorMessage(error)}`;
+  return 'model.failed';
+}
+
+/** Opens a round (the budgets allowed its model call) and asks the model. */
+function openRound(run: RunState, config: AgentConfig, port: StagePort): undefined {
   run.round++;
   run.outcome = NO_OUTCOME;
   // The last round's output is observed already: a run that ends before this round's answer must not keep it twice.
@@ -32,6 +50,7 @@ export function deliberate(run: RunState, config: AgentConfig, port: StagePort):
     });
   }
   prepareRequest(run, config, port);
+  return undefined;
 }
 
 /**

@@ -2,7 +2,7 @@ import { errorMessage } from '../../errors.js';
 import { dispatchCallsNow, type CallResult, type DispatchOptions } from '../../tools/dispatch-calls.js';
 import type { AgentConfig } from '../agent-config.js';
 import { roundCalls, type RoundCall, type RunState } from '../run/run-state.js';
-import { refusedByBudget } from './checkpoint.js';
+import { budgetVerdict, refusedByBudget } from './checkpoint.js';
 import type { StageEvent, StagePort } from './stage-port.js';
 
 /** Runs the round's approved calls; reports `dispatch.settled`, `aborted` or `dispatch.failed`. */
@@ -11,7 +11,10 @@ export function dispatch(run: RunState, config: AgentConfig, port: StagePort): v
   if (port.signal.aborted) return port.send('aborted');
   const runnable = callsToRun(run);
   // The whole round fits the budgets or none of it runs.
-  if (refusedByBudget(run, config, port, { toolCalls: runnable.length })) return;
+  const spend = { toolCalls: runnable.length };
+  const refused = refusedByBudget(run, config, port, spend);
+  if (refused === true) return;
+  if (refused !== false) return port.wait(refused, (verdict) => budgetVerdict(verdict, run, config, port, spend) ?? void runCalls(run, config, port, runnable), dispatchFailed, 'drop');
   runCalls(run, config, port, runnable);
 }
 

@@ -9,6 +9,7 @@ import type { Scene, SceneResult, SceneStopReason } from '../../scene/types.js';
 import { openRedis, type OpenedRedis, type RedisConnection } from '../connect.js';
 import { RedisError } from '../redis-error.js';
 import { claimHeader, streamKeyOf } from '../stream-header.js';
+import { SharedLimits } from './shared-limits.js';
 import { EventRelay } from './event-relay.js';
 import { freshRunKeys, runKeys, RUNS_KEY, TURN_GROUP, type Assignment, type PartReport, type RunKeys } from './keys.js';
 import { ownerOf } from './partition.js';
@@ -109,6 +110,7 @@ function coordinator(opened: OpenedRedis, keys: RunKeys, record: RunRecord, worl
   const { client } = opened;
   const { partitions, scene: name, run } = record;
   const note = options.onNotice ?? (() => undefined);
+  const limits = new SharedLimits(options, name, note);
   let relay: EventRelay | undefined;
   let closed = false;
   const setRecord = (changes: Partial<RunRecord>): Promise<unknown> => untilAnswered(opened, () => client.set(keys.run, JSON.stringify(Object.assign(record, changes))));
@@ -174,6 +176,7 @@ function coordinator(opened: OpenedRedis, keys: RunKeys, record: RunRecord, worl
       ids: sequentialIds(`${name}.c${run}`),
       // From the first event on (agents spawning while the scene is built): the coordinator runs no turns, so all of it is the scene's own.
       observe: (bus) => void (relay ??= new EventRelay(bus, true)),
+      ...limits.hooks,
     },
     async drive(scene, driveOptions) {
       const parted = partedSceneOf(scene);
@@ -207,13 +210,20 @@ function coordinator(opened: OpenedRedis, keys: RunKeys, record: RunRecord, worl
           parted.turnCount += report.turns;
           parted.failures += report.failures;
         }
+        // The scene budget is spent in the workers: the run ends once any of them found it exhausted, as one process ends.
+        const exhausted = await limits.budget?.authority.exhausted();
+        if (exhausted !== undefined) {
+          limits.budget!.keep(exhausted);
+          reason = 'budget';
+          break;
+        }
         if (reports.every((report) => report.quiet)) {
           reason = 'quiet';
           break;
         }
       }
       await world.catchUp();
-      const result = await scene.stop(reason);
+      const result = await parted.stop(reason, limits.budget?.exhausted?.message);
       await commitTick('c:end', undefined);
       return result;
     },
@@ -221,6 +231,7 @@ function coordinator(opened: OpenedRedis, keys: RunKeys, record: RunRecord, worl
       if (closed) return;
       closed = true;
       world.close();
+      await limits.close();
       if (client.status === 'ready') {
         await setRecord({ state: 'ended', beat: Date.now() }).catch(() => undefined);
         await opened.whileConnected(client.zrem(RUNS_KEY, name)).catch(() => undefined);

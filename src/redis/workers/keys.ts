@@ -25,6 +25,8 @@ export type RunKeys = {
   members(p: number): string;
   /** Partition `p`'s journal for the tick in flight: model replies and calls, for a takeover. */
   journal(p: number): string;
+  /** The scene budget's counters (`openRedisBudget`'s hash), shared by every process of the run. */
+  budget: string;
 };
 
 /** The set of runs in progress (run name → start time), for workers started without a scene name. */
@@ -64,11 +66,12 @@ export function runKeys(scene: string, events: string): RunKeys {
     worldLocks: `${base}:world:locks`,
     members: (p) => `${base}:members:${p}`,
     journal: (p) => `${base}:journal:${p}`,
+    budget: `${base}:budget`,
   };
 }
 
 /** The keys a new run starts without (the events stream is kept: a run appends after the last). */
 export function freshRunKeys(keys: RunKeys, partitions: number): string[] {
   const perPartition = Array.from({ length: partitions }, (_, p) => [keys.turns(p), keys.members(p), keys.journal(p)]).flat();
-  return [keys.committed, keys.done, keys.assignment, keys.worldVersion, keys.worldLog, keys.worldLocks, ...perPartition];
+  return [keys.committed, keys.done, keys.assignment, keys.worldVersion, keys.worldLog, keys.worldLocks, keys.budget, ...perPartition];
 }

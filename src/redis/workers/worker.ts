@@ -17,6 +17,7 @@ import { TurnReader } from './turn-reader.js';
 import { reconnected, untilAnswered } from './retry.js';
 import { replicateWorld } from './redis-world.js';
 import { checkRunFits, readRunRecord, type RunRecord } from './run-record.js';
+import { SharedLimits } from './shared-limits.js';
 import { TurnJournal } from './turn-journal.js';
 
 export type WorkerOptions = RedisConnection & {
@@ -69,8 +70,9 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerResult> {
     if (header !== undefined) checkHeader(header, keys.events, name);
     const world = replicateWorld(opened, keys, id);
     const journal = new TurnJournal(opened, keys, record.partitions);
+    const limits = new SharedLimits(options, name, note);
     const scene = await buildWithHooks(
-      { world: (initial, onChange) => world.make(initial, onChange), ids: sequentialIds(`${name}.${id.split(':').pop()}`), ...journal.hooks },
+      { world: (initial, onChange) => world.make(initial, onChange), ids: sequentialIds(`${name}.${id.split(':').pop()}`), ...journal.hooks, ...limits.hooks },
       () => loaded.definition.create({ seed: record.recipe.seed, options: record.recipe.options as Record<string, string | number | boolean>, ...(options.logger !== undefined && { logger: options.logger }) }),
     );
     const parted = partedSceneOf(scene);
@@ -87,6 +89,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerResult> {
       await membership.leave();
       world.close();
       await scene.stop('stopped').catch(() => undefined);
+      await limits.close();
     }
     return { run: record.run, name, committed: runner.committed, turns: runner.turns, claimed: reader.claimed };
   } catch (error) {
