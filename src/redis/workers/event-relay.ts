@@ -15,7 +15,10 @@ const MAX_EVENT_CHARS = 1024 * 1024;
  * wake agents here as they would in one process; those are never sent again.
  */
 export class EventRelay {
-  private readonly buckets = new Map<number, Envelope[]>();
+  /** Partition → its events as stream entries (serialized as they come: a tick of a large cast holds millions). */
+  private readonly buckets = new Map<number, string[]>();
+  /** Partition → those of its events that may wake an agent, kept whole for `peek`. */
+  private readonly waking = new Map<number, Envelope[]>();
   private route: ((agent: string) => number | undefined) | undefined;
   private injecting = false;
   /**
@@ -27,15 +30,21 @@ export class EventRelay {
   private olderOrigins = new Map<string, string>();
   private readonly write = createEventWriter(createRedactor({ secrets: [] }), MAX_EVENT_CHARS);
   private readonly bus: Bus;
+  private readonly mayWake: (event: Envelope) => boolean;
 
-  constructor(bus: Bus, everything = false) {
+  /**
+   * `everything`: keep every event (the coordinator's), not only those of routed agents.
+   * `mayWake`: which events `peek` must give (default: all).
+   */
+  constructor(bus: Bus, everything = false, mayWake: (event: Envelope) => boolean = () => true) {
     this.bus = bus;
+    this.mayWake = mayWake;
     bus.on('*', (event) => {
       if (this.injecting) return;
-      if (everything) return void this.bucket(-1).push(event);
+      if (everything) return void this.keep(-1, event);
       if (this.route === undefined || event.agent === undefined) return;
       const partition = this.route(event.agent);
-      if (partition !== undefined) this.bucket(partition).push(event);
+      if (partition !== undefined) this.keep(partition, event);
     });
   }
 
@@ -49,19 +58,17 @@ export class EventRelay {
     this.route = undefined;
   }
 
-  /** The events kept for `partition` (-1: all, for a relay of everything), not yet taken. */
+  /** The events kept for `partition` (-1: all, for a relay of everything) that may wake an agent, not yet taken. */
   peek(partition: number): readonly Envelope[] {
-    return this.buckets.get(partition) ?? [];
+    return this.waking.get(partition) ?? [];
   }
 
   /** The events kept for `partition` (-1: all, for a relay of everything), as stream entries; forgets them. */
   take(partition: number): string[] {
     const events = this.buckets.get(partition) ?? [];
     this.buckets.delete(partition);
-    return events.map((event) => {
-      const cause = event.cause === undefined ? undefined : (this.origins.get(event.cause) ?? this.olderOrigins.get(event.cause));
-      return this.write(cause === undefined ? event : { ...event, cause });
-    });
+    this.waking.delete(partition);
+    return events;
   }
 
   /** Publishes an event of another process (an entry's JSON) on the local bus. */
@@ -85,9 +92,15 @@ export class EventRelay {
     }
   }
 
-  private bucket(partition: number): Envelope[] {
-    let events = this.buckets.get(partition);
-    if (events === undefined) this.buckets.set(partition, (events = []));
-    return events;
+  private keep(partition: number, event: Envelope): void {
+    let texts = this.buckets.get(partition);
+    if (texts === undefined) this.buckets.set(partition, (texts = []));
+    // A cause that came from another process is named by its id in the stream.
+    const origin = event.cause === undefined ? undefined : (this.origins.get(event.cause) ?? this.olderOrigins.get(event.cause));
+    texts.push(this.write(origin === undefined ? event : { ...event, cause: origin }));
+    if (!this.mayWake(event)) return;
+    let waking = this.waking.get(partition);
+    if (waking === undefined) this.waking.set(partition, (waking = []));
+    waking.push(event);
   }
 }

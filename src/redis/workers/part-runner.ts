@@ -7,7 +7,7 @@ import { untilAnswered } from './retry.js';
 import { EventRelay } from './event-relay.js';
 import { TURN_GROUP, type PartReport, type RunKeys } from './keys.js';
 import { heardPositions, memberText, restoreMember } from './member-state.js';
-import { isLifecycle, rewake, wakesAny } from './rewake.js';
+import { isLifecycle, rewake, wakesAny, wakingEvents } from './rewake.js';
 import { partitionOf } from './partition.js';
 import type { WorldReplica } from './redis-world.js';
 import type { RunRecord } from './run-record.js';
@@ -68,7 +68,7 @@ export class PartRunner {
       this.partitionOf.set(member.name, p);
       this.groups[p]!.push(member);
     }
-    this.relay = new EventRelay(parts.scene.bus);
+    this.relay = new EventRelay(parts.scene.bus, false, wakingEvents(parts.scene.order));
   }
 
   /** Runs tick `tick` for the partitions of `entries` and commits them. */

@@ -13,6 +13,22 @@ export function isLifecycle(event: Envelope): boolean {
 const matchers = new Map<string, (type: string) => boolean>();
 
 /**
+ * Which events can wake a member of `cast` at all: speech, and the types its members' triggers
+ * subscribe to (decided once per type). `wakesAny` needs only those of a tick's events.
+ */
+export function wakingEvents(cast: readonly SceneMember[]): (event: Envelope) => boolean {
+  const patterns = new Set(cast.flatMap((member) => member.triggers.on.map((spec) => spec.on)));
+  const matches = patterns.size === 0 ? () => false : patternMatcher([...patterns]);
+  const byType = new Map<string, boolean>();
+  return (event) => {
+    if (event.type === 'agent.said') return true;
+    let wakes = byType.get(event.type);
+    if (wakes === undefined) byType.set(event.type, (wakes = matches(event.type)));
+    return wakes;
+  };
+}
+
+/**
  * Wakes `members` (a partition just taken up from its last commit) as the scene would have on
  * `events` (the tick's events its last owner did not see before it committed), without adding
  * anything to the speech log: those events were heard here already. The same rules as the
