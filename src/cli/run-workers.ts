@@ -101,6 +101,7 @@ export async function runOnWorkers(loaded: LoadedScene, flags: RunFlags, io: Cli
     output.note(`troupe: scene "${name}" failed:\n${errorText(error, folder)}`);
     return finish(EXIT.failed);
   }
+  output.note(`troupe: run ${coordinator.run} ended: ${coordinator.roundTrips} round trips to Redis from the coordinator`);
   output.finish();
   const own = definition.summarize?.(scene, result);
   const summary = own === undefined ? defaultSummary(name, result, seed) : flags.seed === undefined ? `${own} (seed ${seed})` : own;

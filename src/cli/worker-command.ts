@@ -72,7 +72,7 @@ export async function workerCommand(args: readonly string[], io: CliIo): Promise
         onNotice: (line) => void io.err.write(`troupe worker: ${terminalSafe(line)}\n`),
       });
       if (result.run !== '') {
-        io.err.write(`troupe worker: run ${result.run} of ${terminalSafe(result.name)} ended: ${result.committed} partition ticks committed, ${result.turns} turns${result.claimed > 0 ? `, ${result.claimed} taken over` : ''}\n`);
+        io.err.write(`troupe worker: run ${result.run} of ${terminalSafe(result.name)} ended: ${result.committed} partition ticks committed, ${result.turns} turns${result.claimed > 0 ? `, ${result.claimed} taken over` : ''}, ${result.roundTrips} round trips to Redis\n`);
       }
     } while (values.once !== true && !controller.signal.aborted);
   } catch (error) {

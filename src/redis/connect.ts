@@ -37,6 +37,8 @@ export type OpenedRedis = {
    * command in flight when it drops would otherwise wait for ever (nothing is resent).
    */
   whileConnected<T>(reply: Promise<T>): Promise<T>;
+  /** Replies waited for through `whileConnected`: the round trips this process waited on (a pipeline or a script counts one). */
+  readonly roundTrips: number;
 };
 
 /** The URL with its password replaced by `***`, for messages. */
@@ -124,10 +126,14 @@ export async function openRedis(connection: RedisConnection, role: string): Prom
     throw new RedisError('redis_too_old', `Redis at ${where} is version ${version}; troupe needs ${MIN_REDIS_VERSION} or later (XADD MINID, XAUTOCLAIM)`);
   }
   started = true;
+  let roundTrips = 0;
   return {
     client,
     where,
     version,
+    get roundTrips() {
+      return roundTrips;
+    },
     untilReady: (isClosed) =>
       new Promise<void>((resolve) => {
         if (client.status === 'ready' || isClosed()) return resolve();
@@ -139,6 +145,7 @@ export async function openRedis(connection: RedisConnection, role: string): Prom
         }, 25);
       }),
     whileConnected<T>(reply: Promise<T>): Promise<T> {
+      roundTrips++;
       let onClose: (() => void) | undefined;
       const dropped = new Promise<never>((_, reject) => {
         onClose = () => reject(new Error('Connection is closed.'));

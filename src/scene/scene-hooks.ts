@@ -36,6 +36,8 @@ export type SceneHooks = {
    * (`concurrency.turns`). Asked only for limits the scene sets, and for every provider's.
    */
   limit?: (key: string, concurrency: number) => LimitFunction;
+  /** The turn window when the scene sets none (`concurrency.turns`, default 64). */
+  turnWindow?: number;
 };
 
 const current = new AsyncLocalStorage<SceneHooks>();

@@ -78,7 +78,7 @@ export function resolveSceneOptions(options: SceneOptions, hooks?: SceneHooks): 
     clock: resolveClock(options.clock, name),
     seed: options.seed ?? (Math.random() * 0x7fff_ffff) | 0,
     hearing: positive(options.hearing ?? 20, 'hearing'),
-    turnWindow: positive(turns ?? 64, 'concurrency.turns'),
+    turnWindow: positive(turns ?? hooks?.turnWindow ?? 64, 'concurrency.turns'),
     // Only a limit the scene sets is shared: the defaults bound what one process runs at once.
     turnLimiter: turns === undefined || hooks?.limit === undefined ? undefined : limiter('turns', turns),
     maxReplyChain: positive(options.maxReplyChain ?? 6, 'maxReplyChain'),

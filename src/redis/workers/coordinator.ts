@@ -44,6 +44,8 @@ export type Coordinator = {
   readonly name: string;
   readonly stream: string;
   readonly partitions: number;
+  /** Round trips to Redis the coordinator has waited on so far (the world's replica's included). */
+  readonly roundTrips: number;
   /** What the scene must be built with (`buildWithHooks`): the world in Redis, ids of this process. */
   readonly hooks: SceneHooks;
   /** Ticks the scene: each tick's turns go to the workers, and the next waits for all of them. */
@@ -171,6 +173,9 @@ function coordinator(opened: OpenedRedis, keys: RunKeys, record: RunRecord, worl
     name,
     stream: keys.events,
     partitions,
+    get roundTrips() {
+      return opened.roundTrips;
+    },
     hooks: {
       world: (initial, onChange) => world.make(initial, onChange),
       ids: sequentialIds(`${name}.c${run}`),

@@ -15,8 +15,8 @@ import { COMMIT_PART, runScript } from './scripts.js';
 import type { TurnJournal } from './turn-journal.js';
 import type { TurnEntry } from './turn-reader.js';
 
-/** Stream entries read at a time. */
-const PAGE = 1000;
+/** Stream entries read at a time: a tick of a large cast appends millions, and each page is a round trip. */
+const PAGE = 10_000;
 
 export type RunnerParts = {
   opened: OpenedRedis;

@@ -69,8 +69,17 @@ export class TurnJournal {
       this.starts.clear();
       this.callKeys.clear();
     }
-    for (const p of partitions) {
-      const entries = await untilAnswered(this.opened, () => this.opened.client.xrange(this.keys.journal(p), '-', '+'));
+    // Every partition's journal in one round trip.
+    const read = await untilAnswered(this.opened, async () => {
+      const pipeline = this.opened.client.pipeline();
+      for (const p of partitions) pipeline.xrange(this.keys.journal(p), '-', '+');
+      return ((await pipeline.exec()) ?? []).map(([error, entries]) => {
+        if (error) throw error;
+        return entries as [string, string[]][];
+      });
+    });
+    for (const [index, p] of partitions.entries()) {
+      const entries = read[index] ?? [];
       const journaled: Journaled = { models: new Map(), calls: new Map() };
       for (const [, fields] of entries) {
         const field = (name: string): string => fields[fields.indexOf(name) + 1] ?? '';
