@@ -46,7 +46,7 @@ const BENCHES: readonly Bench[] = [
   // A crowd's events through a Redis stream (REDIS_URL, else 127.0.0.1:6379) against the in-process bus.
   { name: 'redis', run: (quick) => benchRedisOrSay(quick ? 100 : 1_000, quick ? 10 : 20) },
   // The crowd across worker processes through Redis, against one process.
-  { name: 'workers', run: (quick) => benchWorkersOrSay(quick ? [1_000] : [1_000, 10_000], [1, 2], quick ? 3 : 4) },
+  { name: 'workers', run: (quick) => benchWorkersOrSay(quick ? [[1_000, 3]] : [[1_000, 4], [10_000, 4], [100_000, 3]], [1, 2]) },
   { name: 'memory', run: () => benchMemory(50) },
   // A round of participants waiting a second each (a model's latency), all in flight at once.
   { name: 'round', run: (quick) => benchRound(quick ? [16_000] : [64_000]) },
@@ -80,10 +80,10 @@ async function main(): Promise<void> {
  * 3.2). troupe loads ioredis without it (`src/redis/load-ioredis.ts`); importing the bench late
  * keeps every other row safe from any other way in.
  */
-async function benchWorkersOrSay(sizes: readonly number[], workers: readonly number[], ticks: number): Promise<Row[]> {
+async function benchWorkersOrSay(sizes: readonly (readonly [npcs: number, ticks: number])[], workers: readonly number[]): Promise<Row[]> {
   try {
     const { benchWorkers } = await import('./workers.bench.js');
-    return await benchWorkers(REDIS_URL, sizes, workers, ticks);
+    return await benchWorkers(REDIS_URL, sizes, workers);
   } catch (error) {
     console.error(`bench: no workers rows: ${error instanceof Error ? error.message : String(error)}`);
     return [{ name: 'crowd on workers (not run)', iterations: 0, usPerOp: Number.NaN, note: `no Redis at ${REDIS_URL}, or a run failed: ${error instanceof Error ? error.message : String(error)}` }];

@@ -10,15 +10,17 @@ const MAIN = fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url))
  * The crowd across worker processes through Redis against the same crowd in one process, each
  * run as `troupe run crowd` (workers spawned with `--workers N`). Each configuration runs twice,
  * for `ticks` and for 1 tick; the difference of the two wall times is the time of the extra ticks,
- * so that starting processes and building the cast are left out. Redis commands per tick (from
- * `INFO stats`, the extra ticks' share) show what grows with workers and what with agents.
+ * so that starting processes and building the cast are left out. Round trips per tick (what the
+ * coordinator and the workers say they waited on) and Redis commands per tick (from `INFO
+ * commandstats`, those the scripts run included), each the extra ticks' share, show what grows
+ * with workers and what with agents; events per second are the stream's entries of those ticks.
  */
-export async function benchWorkers(url: string, sizes: readonly number[], workers: readonly number[], ticks: number): Promise<Row[]> {
+export async function benchWorkers(url: string, sizes: readonly (readonly [npcs: number, ticks: number])[], workers: readonly number[]): Promise<Row[]> {
   const admin = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await admin.connect();
   const rows: Row[] = [];
   try {
-    for (const npcs of sizes) {
+    for (const [npcs, ticks] of sizes) {
       const inProcess = extraTicks(await timed(url, admin, npcs, 0, 1), await timed(url, admin, npcs, 0, ticks), npcs, ticks);
       rows.push({ name: `crowd of ${npcs.toLocaleString('en-US')}, one process (no Redis)`, iterations: npcs * (ticks - 1), usPerOp: 1e6 / inProcess.rate, note: `${fmt(inProcess.rate)} agent-steps/s over ${ticks - 1} ticks` });
       for (const count of workers) {
@@ -29,8 +31,9 @@ export async function benchWorkers(url: string, sizes: readonly number[], worker
           usPerOp: 1e6 / run.rate,
           ratio: inProcess.rate / run.rate,
           note:
-            `${fmt(run.rate)} agent-steps/s (${(run.rate / inProcess.rate).toFixed(3)}× one process); per tick ${fmt(run.scriptsPerTick)} script calls (EVALSHA) and ` +
-            `${fmt(run.commandsPerTick)} Redis commands in all, those the scripts run counted (${(run.commandsPerTick / npcs).toFixed(2)} per agent)`,
+            `${fmt(run.rate)} agent-steps/s (${(run.rate / inProcess.rate).toFixed(3)}× one process), ${fmt(run.eventsPerSecond)} events/s into the stream; ` +
+            `per tick ${fmt(run.roundTripsPerTick)} round trips (${fmt(run.scriptsPerTick)} of them scripts) and ` +
+            `${fmt(run.commandsPerTick)} Redis commands, those the scripts run counted (${(run.commandsPerTick / npcs).toFixed(2)} per agent)`,
         });
       }
     }
@@ -40,12 +43,20 @@ export async function benchWorkers(url: string, sizes: readonly number[], worker
   return rows;
 }
 
-type Timed = { seconds: number; commands: number; scripts: number };
+type Timed = { seconds: number; commands: number; scripts: number; roundTrips: number; events: number };
 
-function extraTicks(one: Timed, many: Timed, npcs: number, ticks: number): { rate: number; commandsPerTick: number; scriptsPerTick: number } {
+type Extra = { rate: number; eventsPerSecond: number; commandsPerTick: number; scriptsPerTick: number; roundTripsPerTick: number };
+
+function extraTicks(one: Timed, many: Timed, npcs: number, ticks: number): Extra {
   const seconds = Math.max(1e-3, many.seconds - one.seconds);
-  const perTick = (key: 'commands' | 'scripts'): number => Math.max(0, many[key] - one[key]) / (ticks - 1);
-  return { rate: (npcs * (ticks - 1)) / seconds, commandsPerTick: perTick('commands'), scriptsPerTick: perTick('scripts') };
+  const perTick = (key: 'commands' | 'scripts' | 'roundTrips'): number => Math.max(0, many[key] - one[key]) / (ticks - 1);
+  return {
+    rate: (npcs * (ticks - 1)) / seconds,
+    eventsPerSecond: Math.max(0, many.events - one.events) / seconds,
+    commandsPerTick: perTick('commands'),
+    scriptsPerTick: perTick('scripts'),
+    roundTripsPerTick: perTick('roundTrips'),
+  };
 }
 
 let runs = 0;
@@ -61,8 +72,11 @@ async function timed(url: string, admin: Redis, npcs: number, workers: number, t
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   if (ran.status !== 0) throw new Error(`troupe run crowd (${npcs} NPCs, ${workers} workers) failed: ${ran.stderr.slice(-500)}`);
   const after = await commands(admin);
+  const events = workers > 0 ? await admin.xlen(`troupe:${name}:events`) : 0;
   if (workers > 0) await removeKeys(admin, `troupe:${name}:*`);
-  return { seconds, commands: after.all - before.all, scripts: after.scripts - before.scripts };
+  // The coordinator and each worker say how many round trips they waited on when they end.
+  const roundTrips = [...ran.stderr.matchAll(/(\d+) round trips to Redis/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+  return { seconds, commands: after.all - before.all, scripts: after.scripts - before.scripts, roundTrips, events };
 }
 
 /** Commands Redis has run (a script's own commands included), and script calls among them. */
