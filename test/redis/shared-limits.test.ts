@@ -1,9 +1,12 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
+import { completion, textStream } from '../llm/transcripts/openai.js';
 import type { Envelope } from '../../src/bus/index.js';
 import { streamKeyOf } from '../../src/redis/index.js';
 import { scene as counters } from './fixtures/counters-scene.js';
 import { failWithoutRedisUnderCi, findRedis } from './redis-server.js';
-import { COUNTERS, runInProcess, streamEvents, troupe } from './worker-processes.js';
+import { CHATTER, COUNTERS, runInProcess, streamEvents, troupe } from './worker-processes.js';
 
 const redis = await findRedis();
 failWithoutRedisUnderCi(redis);
@@ -14,6 +17,46 @@ async function onTwoWorkers(name: string, options: readonly string[]) {
   const coordinator = troupe(['run', COUNTERS, '--redis', redis!.url, '--workers', '2', '--redis-name', name, '--partitions', '4', '--seed', '7', '--quiet', ...options]);
   expect(await coordinator.exited, coordinator.stderr()).toBe(0);
   return { summary: coordinator.stdout().trim(), events: await streamEvents(redis!.admin, streamKeyOf(name)) };
+}
+
+/**
+ * An OpenAI-compatible chat completions endpoint that answers every request after `delayMs` with
+ * a note, as a stream or whole as asked, and counts the requests in flight at once.
+ */
+async function slowModel(delayMs: number): Promise<{ url: string; requests: number; peak: number; close(): Promise<void> }> {
+  let running = 0;
+  const seen = { requests: 0, peak: 0 };
+  const answer = 'Noted.\n<ACTION><note><text>hello</text></note></ACTION>';
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk) => void (raw += String(chunk)));
+    req.on('end', () => {
+      seen.requests++;
+      seen.peak = Math.max(seen.peak, ++running);
+      setTimeout(() => {
+        running--;
+        if ((JSON.parse(raw) as { stream?: boolean }).stream === true) {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          for (const event of textStream([answer])) res.write(`data: ${typeof event === 'string' ? event : event.data}\n\n`);
+          res.end();
+        } else {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(completion({ content: answer }, 'stop')));
+        }
+      }, delayMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    get requests() {
+      return seen.requests;
+    },
+    get peak() {
+      return seen.peak;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 const peakOf = (summary: string): number => Number(/at most (\d+) calls at once/.exec(summary)?.[1]);
@@ -49,5 +92,28 @@ describe.runIf(redis !== undefined)("a scene's limits and budget on workers", ()
     expect(peakOf(limited.summary)).toBeLessThanOrEqual(3);
     expect(peakOf(limited.summary)).toBeGreaterThan(0);
     expect(limited.events.filter((event) => event.type === 'tool.completed')).toHaveLength(16);
+  }, 90_000);
+
+  it("holds a provider's model limit across workers: never more requests in flight than the scene allows", async () => {
+    const run = async (name: string, extra: readonly string[]) => {
+      const model = await slowModel(150);
+      try {
+        const env = { OPENAI_API_KEY: 'sk-test-0123456789abcdef', OPENAI_BASE_URL: model.url };
+        const coordinator = troupe(['run', CHATTER, '--redis', redis!.url, '--workers', '2', '--redis-name', redis!.scene(name), '--partitions', '4', '--seed', '3', '--quiet', '--npcs', '8', '--ticks', '2', ...extra], env);
+        expect(await coordinator.exited, coordinator.stderr()).toBe(0);
+        const events = await streamEvents(redis!.admin, streamKeyOf(redis!.scene(name)));
+        return { requests: model.requests, peak: model.peak, notes: events.filter((event) => event.type === 'tool.completed').length };
+      } finally {
+        await model.close();
+      }
+    };
+    const limited = await run('model-limited', ['--model-limit', '2']);
+    const free = await run('model-free', []);
+    expect(limited.notes).toBe(16);
+    expect(limited.requests).toBeGreaterThanOrEqual(16);
+    expect(limited.peak).toBe(2);
+    // The default (8 a provider) is shared too: more than 2 at once, never more than 8.
+    expect(free.peak).toBeGreaterThan(2);
+    expect(free.peak).toBeLessThanOrEqual(8);
   }, 90_000);
 });

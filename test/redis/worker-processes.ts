@@ -11,6 +11,7 @@ import type { SceneDefinition } from '../../src/index.js';
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 export const COUNTERS = fileURLToPath(new URL('fixtures/counters-scene.ts', import.meta.url));
 export const CHORUS = fileURLToPath(new URL('fixtures/chorus-scene.ts', import.meta.url));
+export const CHATTER = fileURLToPath(new URL('fixtures/model-scene.ts', import.meta.url));
 
 /** A `troupe` command running as a child process, its output collected. */
 export type Troupe = {
@@ -21,9 +22,9 @@ export type Troupe = {
   exited: Promise<number | string>;
 };
 
-/** Starts `troupe <args>` from the sources, in a process of its own. */
-export function troupe(args: readonly string[]): Troupe {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+/** Starts `troupe <args>` from the sources, in a process of its own (`env` added to this process's). */
+export function troupe(args: readonly string[], env: Record<string, string> = {}): Troupe {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } });
   let out = '';
   let err = '';
   child.stdout!.on('data', (chunk) => void (out += String(chunk)));
