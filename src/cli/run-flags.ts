@@ -146,7 +146,7 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
   const redisStream = values['redis-stream'] as string | undefined;
   if (redisStream !== undefined && redis.value === undefined) return failure("--redis-stream is the key of the scene's Redis stream: give --redis too");
   if (redisStream !== undefined && redisStream.trim() === '') return failure('--redis-stream needs a key, e.g. --redis-stream troupe:tavern:events');
-  const workers = workerFlags(values, redis.value !== undefined, log, values.inspect === true || model !== undefined || mcp.length > 0);
+  const workers = workerFlags(values, redis.value !== undefined, log, values.inspect === true || record !== undefined || mcp.length > 0);
   if (!workers.ok) return workers;
   const sceneOptions = sceneOptionValues(specs, values as Record<string, string | boolean | undefined>);
   if (!sceneOptions.ok) return sceneOptions;
@@ -187,7 +187,7 @@ function workerFlags(values: Record<string, unknown>, redis: boolean, log: strin
   const given = ['wait-workers', 'partitions', 'claim-idle-ms', 'redis-name'].find((flag) => values[flag] !== undefined);
   if (workers.value === undefined) return given === undefined ? success({}) : failure(`--${given} goes with --workers N`);
   if (!redis) return failure('--workers runs the scene across worker processes through Redis: give --redis URL too');
-  if (log !== undefined || unsupported) return failure('--workers does not go with --log, --inspect, --model or --mcp yet: follow the run with troupe inspect --redis');
+  if (log !== undefined || unsupported) return failure('--workers does not go with --log, --inspect, --record or --mcp yet: follow the run with troupe inspect --redis');
   if (partitions.value !== undefined && partitions.value > 1024) return failure(`--partitions must be at most 1024; got ${partitions.value}`);
   if (redisName !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(redisName)) return failure(`--redis-name must be 1–64 letters, digits, "_", "." or "-"; got ${JSON.stringify(redisName)}`);
   return success({ workers: workers.value, waitWorkers: values['wait-workers'] === true, partitions: partitions.value, claimIdleMs: claimIdleMs.value, redisName });

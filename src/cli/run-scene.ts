@@ -1,7 +1,5 @@
 import { randomInt } from 'node:crypto';
 import type { Bus } from '../bus/bus.js';
-import { recordProvider } from '../llm/cassette.js';
-import { resolveModel } from '../llm/resolve-model.js';
 import type { Scene, SceneModel, SceneResult } from '../scene/types.js';
 import { ConfigError, LogError, TroupeError } from '../errors.js';
 import { createCliLogger } from './cli-logger.js';
@@ -25,6 +23,7 @@ import { defaultSummary } from './summary.js';
 import type { RedisBridge } from '../redis/bridge.js';
 import { openSceneBridge } from './redis-flag.js';
 import { unusedModel } from './unused-model.js';
+import { modelProblem, sceneModel } from './scene-model.js';
 import { runOnWorkers } from './run-workers.js';
 
 /** A run that continues a log (`troupe resume`): the log, and the hash of the scene's code now. */
@@ -105,12 +104,10 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo, 
   let model: SceneModel | undefined;
   if (flags.model !== undefined) {
     try {
-      model = await sceneModel(flags, io);
+      model = await sceneModel({ model: flags.model, protocol: flags.protocol, record: flags.record }, io);
     } catch (error) {
       await finish(EXIT.usage);
-      const message = (error as Error).message;
-      // A message that starts with the spec ("openai:gpt-4o needs the openai package…") reads on from the flag.
-      return fail(io, message.startsWith(`${flags.model} `) ? `--model ${message}` : `--model ${flags.model}: ${message}`, EXIT.usage);
+      return fail(io, modelProblem(flags.model, error), EXIT.usage);
     }
   }
   if (flags.mcp.length > 0) {
@@ -230,15 +227,6 @@ export async function runScene(loaded: LoadedScene, flags: RunFlags, io: CliIo, 
   (flags.json ? io.err : io.out).write(`${terminalSafe(failed === undefined ? summary : `${summary}\n${failed}`)}\n`);
   if (signals.signal !== undefined) return finish(exitCodeOf(signals.signal));
   return finish(failures.allFailed(result) ? EXIT.failed : EXIT.ok);
-}
-
-/** The model `--model` names, recorded to `--record`'s cassette when asked. */
-async function sceneModel(flags: RunFlags, io: CliIo): Promise<SceneModel> {
-  const provider = await resolveModel(flags.model!, { env: io.env, loadAdapter: io.loadAdapter });
-  return {
-    provider: flags.record !== undefined ? recordProvider(provider, flags.record) : provider,
-    ...(flags.protocol !== undefined && { protocol: flags.protocol }),
-  };
 }
 
 function fail(io: CliIo, message: string, code: number): number {

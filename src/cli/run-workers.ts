@@ -3,7 +3,7 @@ import { randomInt } from 'node:crypto';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { Scene, SceneResult } from '../scene/types.js';
+import type { Scene, SceneModel, SceneResult } from '../scene/types.js';
 import { createCliLogger } from './cli-logger.js';
 import { EXIT, exitCodeOf, type CliIo, type StopSignal } from './cli-io.js';
 import { errorText } from './error-text.js';
@@ -11,6 +11,8 @@ import { loadWorkers } from './redis-flag.js';
 import type { RunFlags } from './run-flags.js';
 import { createRunOutput } from './run-output.js';
 import { sceneRecipe } from './scene-recipe.js';
+import { modelProblem, sceneModel } from './scene-model.js';
+import { unusedModel } from './unused-model.js';
 import type { LoadedScene } from './scene-loader.js';
 import { wantsColour } from './style.js';
 import { defaultSummary } from './summary.js';
@@ -31,6 +33,14 @@ export async function runOnWorkers(loaded: LoadedScene, flags: RunFlags, io: Cli
   if (!logger.ok) return fail(io, logger.problem, EXIT.usage);
   const workers = await loadWorkers('--workers');
   if (!workers.ok) return fail(io, workers.problem, EXIT.failed);
+  let model: SceneModel | undefined;
+  if (flags.model !== undefined) {
+    try {
+      model = await sceneModel({ model: flags.model, protocol: flags.protocol }, io);
+    } catch (error) {
+      return fail(io, modelProblem(flags.model, error), EXIT.usage);
+    }
+  }
   const seed = flags.seed ?? randomInt(0, 2 ** 31 - 1);
   const ticks = flags.ticks ?? definition.ticks;
   const output = createRunOutput(flags, ticks, io);
@@ -84,12 +94,18 @@ export async function runOnWorkers(loaded: LoadedScene, flags: RunFlags, io: Cli
   let scene: Scene;
   try {
     scene = await workers.value.buildWithHooks(coordinator.hooks, () =>
-      definition.create({ observe: (bus) => output.attach(bus), seed, logger: logger.value, options: flags.options }),
+      definition.create({ observe: (bus) => output.attach(bus), seed, logger: logger.value, options: flags.options, ...(model !== undefined && { model }) }),
     );
   } catch (error) {
     output.finish();
     io.err.write(`troupe: scene "${name}" failed while being built:\n${errorText(error, folder)}\n`);
     return finish(EXIT.failed);
+  }
+  const unused = flags.model === undefined ? undefined : unusedModel(scene, flags.model);
+  if (unused !== undefined) {
+    output.finish();
+    io.err.write(`troupe: ${unused}\n`);
+    return finish(EXIT.usage);
   }
   let result: SceneResult;
   try {

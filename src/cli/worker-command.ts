@@ -5,6 +5,8 @@ import { EXIT, exitCodeOf, type CliIo, type StopSignal } from './cli-io.js';
 import { loadWorkers } from './redis-flag.js';
 import { redisFlag } from './run-flags.js';
 import { loadRecipeScene } from './scene-recipe.js';
+import { modelProblem, sceneModel } from './scene-model.js';
+import type { SceneModel } from '../scene/types.js';
 import { terminalSafe } from './terminal-text.js';
 
 export const WORKER_USAGE = `Usage: troupe worker --redis URL [--scene NAME] [--id ID] [--once]
@@ -59,7 +61,16 @@ export async function workerCommand(args: readonly string[], io: CliIo): Promise
   const load = async (recipe: SceneRecipe) => {
     const loaded = await loadRecipeScene(recipe);
     if (!loaded.ok) throw new ConfigError(loaded.problem.message);
-    return { definition: loaded.value.definition, hash: loaded.value.hash };
+    // The run's --model, with this machine's keys and base URLs.
+    let model: SceneModel | undefined;
+    if (recipe.model !== undefined) {
+      try {
+        model = await sceneModel({ model: recipe.model.spec, protocol: recipe.model.protocol }, io);
+      } catch (error) {
+        throw new ConfigError(`the run's ${modelProblem(recipe.model.spec, error)}`);
+      }
+    }
+    return { definition: loaded.value.definition, hash: loaded.value.hash, ...(model !== undefined && { model }) };
   };
   try {
     do {

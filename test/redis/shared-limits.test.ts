@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { completion, textStream } from '../llm/transcripts/openai.js';
 import type { Envelope } from '../../src/bus/index.js';
@@ -7,6 +8,8 @@ import { streamKeyOf } from '../../src/redis/index.js';
 import { scene as counters } from './fixtures/counters-scene.js';
 import { failWithoutRedisUnderCi, findRedis } from './redis-server.js';
 import { CHATTER, COUNTERS, runInProcess, streamEvents, troupe } from './worker-processes.js';
+
+const TALK = fileURLToPath(new URL('../cli/fixtures/scenes/talk/index.ts', import.meta.url));
 
 const redis = await findRedis();
 failWithoutRedisUnderCi(redis);
@@ -23,10 +26,9 @@ async function onTwoWorkers(name: string, options: readonly string[]) {
  * An OpenAI-compatible chat completions endpoint that answers every request after `delayMs` with
  * a note, as a stream or whole as asked, and counts the requests in flight at once.
  */
-async function slowModel(delayMs: number): Promise<{ url: string; requests: number; peak: number; close(): Promise<void> }> {
+async function slowModel(delayMs: number, answer = 'Noted.\n<ACTION><note><text>hello</text></note></ACTION>'): Promise<{ url: string; requests: number; peak: number; close(): Promise<void> }> {
   let running = 0;
   const seen = { requests: 0, peak: 0 };
-  const answer = 'Noted.\n<ACTION><note><text>hello</text></note></ACTION>';
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (chunk) => void (raw += String(chunk)));
@@ -61,7 +63,7 @@ async function slowModel(delayMs: number): Promise<{ url: string; requests: numb
 
 const peakOf = (summary: string): number => Number(/at most (\d+) calls at once/.exec(summary)?.[1]);
 
-describe.runIf(redis !== undefined)("a scene's limits and budget on workers", () => {
+describe.runIf(redis !== undefined)("a scene's limits, budget and model on workers", () => {
   it('spends the scene budget once across workers: as many calls as in one process, one announcement, and the run ends with budget', async () => {
     const { summary, events } = await onTwoWorkers(redis!.scene('budget'), ['--npcs', '12', '--ticks', '5', '--budget-calls', '30']);
     const alone = await runInProcess(counters, 7, { npcs: 12, 'budget-calls': 30 }, 5);
@@ -115,5 +117,40 @@ describe.runIf(redis !== undefined)("a scene's limits and budget on workers", ()
     // The default (8 a provider) is shared too: more than 2 at once, never more than 8.
     expect(free.peak).toBeGreaterThan(2);
     expect(free.peak).toBeLessThanOrEqual(8);
+  }, 90_000);
+
+  it('runs --model on workers: each process makes the provider from the run, with its own keys', async () => {
+    const model = await slowModel(10, 'Coming right up.\n<ACTION><pour><for>guest-1</for></pour></ACTION>');
+    try {
+      const name = redis!.scene('talk');
+      const env = { OPENAI_API_KEY: 'sk-test-0123456789abcdef', OPENAI_BASE_URL: model.url };
+      const coordinator = troupe(['run', TALK, '--redis', redis!.url, '--workers', '2', '--redis-name', name, '--seed', '3', '--ticks', '3', '--guests', '2', '--quiet', '--model', 'openai:gpt-4o-mini'], env);
+      expect(await coordinator.exited, coordinator.stderr()).toBe(0);
+      expect(coordinator.stderr()).not.toContain('sk-test-0123456789abcdef');
+      const events = await streamEvents(redis!.admin, streamKeyOf(name));
+      const asked = events.filter((event) => event.type === 'llm.request' && event.agent === 'innkeeper') as Envelope<'llm.request'>[];
+      expect(asked.length).toBeGreaterThan(0);
+      expect(asked.every((event) => event.data.provider === 'openai' && event.data.model === 'gpt-4o-mini')).toBe(true);
+      expect(model.requests).toBe(asked.length);
+      expect(events.filter((event) => event.type === 'tool.completed' && event.agent === 'innkeeper').length).toBeGreaterThan(0);
+    } finally {
+      await model.close();
+    }
+  }, 90_000);
+
+  it('says which key a worker lacks for the run\'s --model, in one line, and the run does not start there', async () => {
+    const model = await slowModel(10);
+    try {
+      const env = { OPENAI_API_KEY: '', OPENAI_BASE_URL: '' };
+      const worker = troupe(['worker', '--redis', redis!.url, '--scene', redis!.scene('keyless'), '--once'], env);
+      const coordinator = troupe(['run', TALK, '--redis', redis!.url, '--workers', '1', '--wait-workers', '--redis-name', redis!.scene('keyless'), '--ticks', '2', '--quiet', '--model', 'openai:gpt-4o-mini'], { OPENAI_API_KEY: 'sk-test-0123456789abcdef', OPENAI_BASE_URL: model.url });
+      expect(await worker.exited, worker.stderr()).toBe(1);
+      expect(worker.stderr()).toMatch(/troupe worker: the run's --model openai:gpt-4o-mini: .*OPENAI_API_KEY/);
+      coordinator.child.kill('SIGINT');
+      await coordinator.exited;
+      expect(model.requests).toBe(0);
+    } finally {
+      await model.close();
+    }
   }, 90_000);
 });

@@ -6,6 +6,7 @@ import { sequentialIds } from '../../bus/ids.js';
 import { ConfigError, errorMessage } from '../../errors.js';
 import { partedSceneOf } from '../../scene/create-scene.js';
 import type { SceneDefinition } from '../../scene/define-scene.js';
+import type { SceneModel } from '../../scene/types.js';
 import { buildWithHooks } from '../../scene/scene-hooks.js';
 import { isConnectionError, openRedis, type OpenedRedis, type RedisConnection } from '../connect.js';
 import { RedisError } from '../redis-error.js';
@@ -24,7 +25,7 @@ export type WorkerOptions = RedisConnection & {
   /** The run to join (the name its keys go under); absent: the first run in progress, waited for. */
   name?: string;
   /** Builds the scene a run's recipe names, and hashes its code here: refused unless it is the coordinator's. */
-  load(recipe: SceneRecipe): Promise<{ definition: SceneDefinition; hash: string }>;
+  load(recipe: SceneRecipe): Promise<{ definition: SceneDefinition; hash: string; model?: SceneModel }>;
   /** This worker's id (default host:pid:random): how rendezvous hashing places partitions. */
   id?: string;
   heartbeatMs?: number;
@@ -82,7 +83,13 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerResult> {
     const limits = new SharedLimits(options, name, note);
     const scene = await buildWithHooks(
       { world: (initial, onChange) => world.make(initial, onChange), ids: sequentialIds(`${name}.${id.split(':').pop()}`), ...journal.hooks, ...limits.hooks, turnWindow: TURN_WINDOW },
-      () => loaded.definition.create({ seed: record.recipe.seed, options: record.recipe.options as Record<string, string | number | boolean>, ...(options.logger !== undefined && { logger: options.logger }) }),
+      () =>
+        loaded.definition.create({
+          seed: record.recipe.seed,
+          options: record.recipe.options as Record<string, string | number | boolean>,
+          ...(options.logger !== undefined && { logger: options.logger }),
+          ...(loaded.model !== undefined && { model: loaded.model }),
+        }),
     );
     const parted = partedSceneOf(scene);
     if (parted.schedule === 'round-robin') throw new ConfigError(`scene "${scene.name}" is round-robin: one turn per tick across the whole cast cannot be split over workers; run it in one process`);
