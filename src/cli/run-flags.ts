@@ -139,14 +139,18 @@ export function parseRunFlags(args: readonly string[], specs: Readonly<Record<st
     if (!words.ok) return failure(`--mcp needs the command that starts an MCP server, e.g. --mcp "npx -y @modelcontextprotocol/server-memory": ${words.problem}`);
     mcp.push(words.value);
   }
-  const approve = (values.approve as string | undefined) ?? (values.inspect === true ? 'ask' : 'none');
+  // On workers the page is read-only: nobody could answer, so `ask` is never the default there.
+  const onWorkers = values.workers !== undefined;
+  const approve = (values.approve as string | undefined) ?? (values.inspect === true && !onWorkers ? 'ask' : 'none');
   if (!APPROVALS.includes(approve as ApprovalPolicy)) return failure(`--approve must be ask, all or none; got ${JSON.stringify(approve)}`);
+  if (onWorkers && approve === 'ask') return failure('--approve ask leaves approvals to the inspector\'s page, which cannot answer for agents on workers: use --approve all or none');
+  if (onWorkers && values.paused === true) return failure('--paused holds a scene in this process; a run on workers cannot be paused from the page');
   const redis = redisFlag(values.redis);
   if (!redis.ok) return redis;
   const redisStream = values['redis-stream'] as string | undefined;
   if (redisStream !== undefined && redis.value === undefined) return failure("--redis-stream is the key of the scene's Redis stream: give --redis too");
   if (redisStream !== undefined && redisStream.trim() === '') return failure('--redis-stream needs a key, e.g. --redis-stream troupe:tavern:events');
-  const workers = workerFlags(values, redis.value !== undefined, log, values.inspect === true || record !== undefined || mcp.length > 0);
+  const workers = workerFlags(values, redis.value !== undefined, log, record !== undefined || mcp.length > 0);
   if (!workers.ok) return workers;
   const sceneOptions = sceneOptionValues(specs, values as Record<string, string | boolean | undefined>);
   if (!sceneOptions.ok) return sceneOptions;
@@ -187,7 +191,7 @@ function workerFlags(values: Record<string, unknown>, redis: boolean, log: strin
   const given = ['wait-workers', 'partitions', 'claim-idle-ms', 'redis-name'].find((flag) => values[flag] !== undefined);
   if (workers.value === undefined) return given === undefined ? success({}) : failure(`--${given} goes with --workers N`);
   if (!redis) return failure('--workers runs the scene across worker processes through Redis: give --redis URL too');
-  if (log !== undefined || unsupported) return failure('--workers does not go with --log, --inspect, --record or --mcp yet: follow the run with troupe inspect --redis');
+  if (log !== undefined || unsupported) return failure('--workers does not go with --log, --record or --mcp yet: follow the run with --inspect, or troupe inspect --redis');
   if (partitions.value !== undefined && partitions.value > 1024) return failure(`--partitions must be at most 1024; got ${partitions.value}`);
   if (redisName !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(redisName)) return failure(`--redis-name must be 1–64 letters, digits, "_", "." or "-"; got ${JSON.stringify(redisName)}`);
   return success({ workers: workers.value, waitWorkers: values['wait-workers'] === true, partitions: partitions.value, claimIdleMs: claimIdleMs.value, redisName });

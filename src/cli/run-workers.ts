@@ -7,7 +7,10 @@ import type { Scene, SceneModel, SceneResult } from '../scene/types.js';
 import { createCliLogger } from './cli-logger.js';
 import { EXIT, exitCodeOf, type CliIo, type StopSignal } from './cli-io.js';
 import { errorText } from './error-text.js';
-import { loadWorkers } from './redis-flag.js';
+import { followSceneStream, loadWorkers } from './redis-flag.js';
+import { openInspectorSession, runHistory, type InspectorSession } from './inspect-session.js';
+import type { RedisSubscription } from '../redis/subscribe.js';
+import { success, type Outcome } from '../outcome.js';
 import type { RunFlags } from './run-flags.js';
 import { createRunOutput } from './run-output.js';
 import { sceneRecipe } from './scene-recipe.js';
@@ -62,6 +65,16 @@ export async function runOnWorkers(loaded: LoadedScene, flags: RunFlags, io: Cli
   }
   const runName = coordinator.name;
   output.note(`troupe: run ${coordinator.run} of ${terminalSafe(runName)} across ${flags.workers} worker${flags.workers === 1 ? '' : 's'}, ${coordinator.partitions} partitions; events go to ${terminalSafe(coordinator.stream)}`);
+  let page: RunPage | undefined;
+  if (flags.inspect) {
+    const opened = await openRunPage(flags, coordinator.stream, io, (line) => output.note(line));
+    if (!opened.ok) {
+      output.finish();
+      await coordinator.close();
+      return fail(io, `--inspect: ${opened.problem}`, EXIT.failed);
+    }
+    page = opened.value;
+  }
   const children = flags.waitWorkers === true ? [] : startWorkers(flags.workers!, flags.redis!, runName, (line) => output.note(line));
   const controller = new AbortController();
   // Workers started here that all stop (refused, crashed) leave nothing to run the turns: the run stops too.
@@ -89,6 +102,12 @@ export async function runOnWorkers(loaded: LoadedScene, flags: RunFlags, io: Cli
     await coordinator.close();
     // The run is over: started workers see it and leave; any still there after 10 s are stopped.
     await Promise.all(children.map((child) => exited(child, 10_000)));
+    if (page !== undefined) {
+      // As for one process: the page stays up once the run is over, until Ctrl-C; Ctrl-C during the run quits.
+      if (signal === undefined) await page.session.serveUntilInterrupted(code === EXIT.ok ? 'the run has ended' : 'the run failed');
+      await page.session.close();
+      await page.events.close();
+    }
     return code;
   };
   let scene: Scene;
@@ -124,6 +143,19 @@ export async function runOnWorkers(loaded: LoadedScene, flags: RunFlags, io: Cli
   (flags.json ? io.err : io.out).write(`${terminalSafe(summary)}\n`);
   if (signal !== undefined) return finish(exitCodeOf(signal));
   return finish(workersGone || (result.turns > 0 && result.failures === result.turns) ? EXIT.failed : EXIT.ok);
+}
+
+type RunPage = { events: RedisSubscription; session: InspectorSession };
+
+/** `--inspect` on workers: a read-only page on the run's events stream, every process's events in stream order. */
+async function openRunPage(flags: RunFlags, stream: string, io: CliIo, note: (line: string) => void): Promise<Outcome<RunPage, string>> {
+  const followed = await followSceneStream(flags.redis!, undefined, stream, note);
+  if (!followed.ok) return followed;
+  const events = followed.value;
+  const session = await openInspectorSession({ bus: events.bus, history: runHistory(events.bus) }, { port: flags.port, host: flags.host }, io, note);
+  if (session.ok) return success({ events, session: session.value });
+  await events.close();
+  return session;
 }
 
 /** Starts `count` local `troupe worker` processes for run `name`; their notes come out prefixed. */

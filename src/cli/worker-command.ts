@@ -5,6 +5,7 @@ import { EXIT, exitCodeOf, type CliIo, type StopSignal } from './cli-io.js';
 import { loadWorkers } from './redis-flag.js';
 import { redisFlag } from './run-flags.js';
 import { loadRecipeScene } from './scene-recipe.js';
+import { answerApprovals } from './approval-policy.js';
 import { modelProblem, sceneModel } from './scene-model.js';
 import type { SceneModel } from '../scene/types.js';
 import { terminalSafe } from './terminal-text.js';
@@ -81,6 +82,8 @@ export async function workerCommand(args: readonly string[], io: CliIo): Promise
         ...(values.scene !== undefined && { name: values.scene }),
         ...(values.id !== undefined && { id: values.id }),
         onNotice: (line) => void io.err.write(`troupe worker: ${terminalSafe(line)}\n`),
+        // The run's --approve (a run on workers never asks: nobody here could answer).
+        prepare: (scene, recipe) => void (recipe.approve !== 'ask' && answerApprovals(scene, scene.bus, recipe.approve ?? 'none')),
       });
       if (result.run !== '') {
         io.err.write(`troupe worker: run ${result.run} of ${terminalSafe(result.name)} ended: ${result.committed} partition ticks committed, ${result.turns} turns${result.claimed > 0 ? `, ${result.claimed} taken over` : ''}, ${result.roundTrips} round trips to Redis\n`);

@@ -25,9 +25,13 @@ describe('run flags', () => {
     expect(problem(['--workers', '2'])).toBe('--workers runs the scene across worker processes through Redis: give --redis URL too');
     expect(problem(['--redis', 'redis://h:6379', '--partitions', '4'])).toBe('--partitions goes with --workers N');
     expect(problem(['--redis', 'redis://h:6379', '--workers', '0'])).toBe('--workers must be a positive integer; got "0"');
-    expect(problem(['--redis', 'redis://h:6379', '--workers', '2', '--log', 'a.jsonl'])).toBe('--workers does not go with --log, --inspect, --record or --mcp yet: follow the run with troupe inspect --redis');
+    expect(problem(['--redis', 'redis://h:6379', '--workers', '2', '--log', 'a.jsonl'])).toBe('--workers does not go with --log, --record or --mcp yet: follow the run with --inspect, or troupe inspect --redis');
     expect(problem(['--redis', 'redis://h:6379', '--workers', '2', '--model', 'openai:gpt-4o-mini'])).toBeUndefined();
-    expect(problem(['--redis', 'redis://h:6379', '--workers', '2', '--model', 'openai:gpt-4o-mini', '--record', 'a.jsonl'])).toBe('--workers does not go with --log, --inspect, --record or --mcp yet: follow the run with troupe inspect --redis');
+    expect(problem(['--redis', 'redis://h:6379', '--workers', '2', '--model', 'openai:gpt-4o-mini', '--record', 'a.jsonl'])).toBe('--workers does not go with --log, --record or --mcp yet: follow the run with --inspect, or troupe inspect --redis');
+    expect(problem(['--redis', 'redis://h:6379', '--workers', '2', '--inspect'])).toBeUndefined();
+    expect(parseRunFlags(['crowd', '--redis', 'redis://h:6379', '--workers', '2', '--inspect'])).toMatchObject({ ok: true, value: { approve: 'none', inspect: true } });
+    expect(problem(['--redis', 'redis://h:6379', '--workers', '2', '--inspect', '--approve', 'ask'])).toMatch(/^--approve ask leaves approvals to the inspector's page, which cannot answer for agents on workers/);
+    expect(problem(['--redis', 'redis://h:6379', '--workers', '2', '--inspect', '--paused'])).toMatch(/^--paused holds a scene in this process/);
     expect(problem(['--redis', 'redis://h:6379', '--workers', '2', '--claim-idle-ms', '50'])).toBe('--claim-idle-ms must be an integer, 100 or more; got "50"');
   });
 

@@ -114,6 +114,33 @@ describe.runIf(redis !== undefined)('troupe run --redis and troupe inspect --red
     expect(await inspect.exit).toBe(0);
   }, 30_000);
 
+  it('run --workers --inspect serves every worker\'s events from the run\'s stream, read-only, and keeps the page up after the run', async () => {
+    const name = redis!.scene('talk-workers');
+    const run = startTroupe(['run', 'talk', '--seed', '7', '--quiet', '--redis', redis!.url, '--workers', '2', '--redis-name', name, '--inspect'], /still serving/);
+    const [, base, , token] = URL_LINE.exec((await run.printed).input)!;
+    const served = await readEvents(base!, token!, 'scene.stopped');
+    const stream = await redis!.admin.xrange(`troupe:${name}:events`, '-', '+');
+    expect(served.map((event) => event.id)).toEqual(stream.map(([, fields]) => (JSON.parse(fields[fields.indexOf('event') + 1]!) as { id: string }).id));
+    // The guests' orders and the innkeeper's pours ran in the workers.
+    expect(served.filter((event) => event.type === 'agent.said').length).toBeGreaterThan(0);
+    expect(served.filter((event) => event.type === 'tool.completed').length).toBeGreaterThan(0);
+    const state = (await (await fetch(new URL('/state', base), { headers: { 'X-Troupe-Token': token! } })).json()) as Record<string, unknown>;
+    expect(state).toMatchObject({ canControl: false });
+    expect(run.err()).toContain('the run has ended; still serving');
+    run.interrupt();
+    expect(await run.exit).toBe(0);
+  }, 60_000);
+
+  it('run --workers answers approvals as --approve says, in the workers: denied by default, approved with all', async () => {
+    const run = (approve: string[]) => troupe(['run', 'tavern', '--seed', '7', '--redis', redis!.url, '--workers', '2', '--redis-name', redis!.scene(`tavern-${approve.join('')}`), ...approve], { scenesDir: undefined });
+    const denied = await run([]);
+    expect(denied.code, denied.err).toBe(0);
+    expect(denied.out.trimEnd().split('\n').at(-1)).toMatch(/^The Wobbly Flagon closes at tick 30 \(ticks\): .*the cellar stayed shut; /);
+    const approved = await run(['--approve', 'all']);
+    expect(approved.code, approved.err).toBe(0);
+    expect(approved.out).toContain('; 3 portions brought up from the cellar; ');
+  }, 90_000);
+
   it('a second run of the scene appends after the first; another scene on the stream is refused', async () => {
     const url = redis!.url;
     const stream = `troupe:${redis!.scene('again')}:events`;

@@ -6,7 +6,7 @@ import { sequentialIds } from '../../bus/ids.js';
 import { ConfigError, errorMessage } from '../../errors.js';
 import { partedSceneOf } from '../../scene/create-scene.js';
 import type { SceneDefinition } from '../../scene/define-scene.js';
-import type { SceneModel } from '../../scene/types.js';
+import type { Scene, SceneModel } from '../../scene/types.js';
 import { buildWithHooks } from '../../scene/scene-hooks.js';
 import { isConnectionError, openRedis, type OpenedRedis, type RedisConnection } from '../connect.js';
 import { RedisError } from '../redis-error.js';
@@ -33,6 +33,8 @@ export type WorkerOptions = RedisConnection & {
   /** Leaves the run after the tick in progress: its partitions move to the other workers. */
   signal?: AbortSignal;
   onNotice?: (line: string) => void;
+  /** Called with the scene once it is built, before it starts (the CLI answers approvals there as the run's `--approve` says). */
+  prepare?: (scene: Scene, recipe: SceneRecipe) => void;
 };
 
 /**
@@ -94,6 +96,7 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerResult> {
     const parted = partedSceneOf(scene);
     if (parted.schedule === 'round-robin') throw new ConfigError(`scene "${scene.name}" is round-robin: one turn per tick across the whole cast cannot be split over workers; run it in one process`);
     journal.attach(scene.bus);
+    options.prepare?.(scene, record.recipe);
     await scene.start();
     const membership = await joinWorkers(opened, keys, id, options.heartbeatMs);
     note(`worker ${id} joined run ${record.run} of scene "${name}" (${record.partitions} partitions)`);
