@@ -1,6 +1,5 @@
 import type { AgentConfig } from '../agent-config.js';
-import { spendFrom, type Budget, type BudgetRefusal, type Spend } from '../budget.js';
-import { sharedBudgetOf, type SharedBudget, type SharedVerdict } from '../shared-budget.js';
+import { sharedBudgetOf, spendFrom, type Budget, type BudgetRefusal, type SharedBudget, type SharedVerdict, type Spend } from '../budget.js';
 import type { RunState } from '../run/run-state.js';
 import type { StageEvent, StagePort } from './stage-port.js';
 

@@ -9,7 +9,7 @@ import type { Scene, SceneResult, SceneStopReason } from '../../scene/types.js';
 import { openRedis, type OpenedRedis, type RedisConnection } from '../connect.js';
 import { RedisError } from '../redis-error.js';
 import { claimHeader, streamKeyOf } from '../stream-header.js';
-import { SharedLimits } from './shared-limits.js';
+import { SharedLimits } from '../run-limits.js';
 import { EventRelay } from './event-relay.js';
 import { freshRunKeys, runKeys, RUNS_KEY, TURN_GROUP, type Assignment, type PartReport, type RunKeys } from './keys.js';
 import { ownerOf } from './partition.js';

@@ -18,7 +18,7 @@ import { TurnReader } from './turn-reader.js';
 import { reconnected, untilAnswered } from './retry.js';
 import { replicateWorld } from './redis-world.js';
 import { checkRunFits, readRunRecord, type RunRecord } from './run-record.js';
-import { SharedLimits } from './shared-limits.js';
+import { SharedLimits } from '../run-limits.js';
 import { TurnJournal } from './turn-journal.js';
 
 export type WorkerOptions = RedisConnection & {

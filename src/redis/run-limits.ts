@@ -1,11 +1,10 @@
 import type { LimitFunction } from 'p-limit';
-import type { BudgetLimits } from '../../agent/budget.js';
-import { SharedBudget, type BudgetAuthority } from '../../agent/shared-budget.js';
-import type { SceneHooks } from '../../scene/scene-hooks.js';
-import type { RedisConnection } from '../connect.js';
-import { openRedisBudget, type RedisBudget } from '../redis-budget.js';
-import { openRedisLimiter, type RedisLimiter } from '../redis-limiter.js';
-import { sharedLimit } from '../shared-limit.js';
+import { SharedBudget, type BudgetAuthority, type BudgetLimits } from '../agent/budget.js';
+import type { SceneHooks } from '../scene/scene-hooks.js';
+import type { RedisConnection } from './connect.js';
+import { openRedisBudget, type RedisBudget } from './redis-budget.js';
+import { openRedisLimiter, type RedisLimiter } from './redis-limiter.js';
+import { sharedLimit } from './shared-limit.js';
 
 /**
  * A run's scene budget and scene-wide limits, kept in Redis under the run's name
