@@ -59,6 +59,9 @@ const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 export class Cast {
   private readonly context: CastContext;
   private readonly toolLists = new WeakMap<readonly Tool[], readonly Tool[]>();
+  /** Each tool the cast has met, numbered; and the combined list of each sequence of them. */
+  private readonly toolIds = new Map<Tool, number>();
+  private readonly sameTools = new Map<string, readonly Tool[]>();
   private readonly brains = new WeakMap<Brain, Provider>();
   private readonly providers = new WeakMap<Provider, Provider>();
   private readonly modelLimiters = new Map<string, LimitFunction>();
@@ -142,11 +145,26 @@ export class Cast {
     });
   }
 
+  /**
+   * The member's tools after the scene's, one list for every member that names the same tools:
+   * `tools: [act]` written per member is a new array each time, and the agent's manifest and
+   * system prompt are kept per list, so a cast of a hundred thousand would render them that often.
+   */
   private toolsFor(own: readonly Tool[] | undefined): readonly Tool[] {
     const { sharedTools } = this.context;
     if (own === undefined || own.length === 0) return sharedTools;
     let combined = this.toolLists.get(own);
-    if (combined === undefined) this.toolLists.set(own, (combined = [...sharedTools, ...own]));
+    if (combined === undefined) {
+      let key = '';
+      for (const tool of own) {
+        let id = this.toolIds.get(tool);
+        if (id === undefined) this.toolIds.set(tool, (id = this.toolIds.size));
+        key += `${id},`;
+      }
+      combined = this.sameTools.get(key);
+      if (combined === undefined) this.sameTools.set(key, (combined = [...sharedTools, ...own]));
+      this.toolLists.set(own, combined);
+    }
     return combined;
   }
 
