@@ -24,6 +24,7 @@ export type TroupeErrorCode =
   | 'redis_too_old'
   | 'redis_stream_mismatch'
   | 'redis_run_mismatch'
+  | 'redis_run_lost'
   | 'redis_failed';
 
 /** Base of every error troupe throws; `code` is a stable literal to branch on. */

@@ -3,6 +3,7 @@ import { randomInt } from 'node:crypto';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { TroupeError } from '../errors.js';
 import type { Scene, SceneModel, SceneResult } from '../scene/types.js';
 import { createCliLogger } from './cli-logger.js';
 import { EXIT, exitCodeOf, type CliIo, type StopSignal } from './cli-io.js';
@@ -133,7 +134,9 @@ export async function runOnWorkers(loaded: LoadedScene, flags: RunFlags, io: Cli
   } catch (error) {
     running = false;
     await scene.stop('error').catch(() => undefined);
-    output.note(`troupe: scene "${name}" failed:\n${errorText(error, folder)}`);
+    // Redis failed, not the scene (it came back without the run, say): one line, as at startup.
+    const redis = error instanceof TroupeError && error.code.startsWith('redis_');
+    output.note(redis ? `troupe: ${terminalSafe(error.message)}` : `troupe: scene "${name}" failed:\n${errorText(error, folder)}`);
     return finish(EXIT.failed);
   }
   output.note(`troupe: run ${coordinator.run} ended: ${coordinator.roundTrips} round trips to Redis from the coordinator`);

@@ -30,15 +30,32 @@ export type OpenedRedis = {
   client: Redis;
   where: string;
   version: string;
-  /** Resolves once the connection is ready again (or `isClosed()` holds). */
+  /** The server's `run_id` when the connection opened: another one later means Redis restarted. */
+  serverId: string;
+  /**
+   * Resolves once the connection is ready again and what `checkAfterReconnect` asks holds (or
+   * `isClosed()` holds, or the connection is `lost`).
+   */
   untilReady(isClosed: () => boolean): Promise<void>;
   /**
    * `reply`, or a rejection with "Connection is closed." as soon as the connection drops: a
-   * command in flight when it drops would otherwise wait for ever (nothing is resent).
+   * command in flight when it drops would otherwise wait for ever (nothing is resent). Once the
+   * connection is `lost`, a rejection with that error.
    */
   whileConnected<T>(reply: Promise<T>): Promise<T>;
   /** Replies waited for through `whileConnected`: the round trips this process waited on (a pipeline or a script counts one). */
   readonly roundTrips: number;
+  /**
+   * What must hold each time the connection comes back, before it counts as ready again: `check`
+   * runs first thing on the new connection. When it rejects with a `RedisError` (Redis came back
+   * without what this process relies on), the connection is `lost`: closed for good, and every
+   * wait on it ends with that error. A dropped connection during the check runs it again.
+   */
+  checkAfterReconnect(check: () => Promise<void>): void;
+  /** Why the connection was given up after a reconnection, if it was. */
+  readonly lost: RedisError | undefined;
+  /** The connection is up and, after a reconnection, checked: what is sent now goes to a Redis known to hold what it should. */
+  readonly ready: boolean;
 };
 
 /** The URL with its password replaced by `***`, for messages. */
@@ -72,6 +89,11 @@ export async function openRedis(connection: RedisConnection, role: string): Prom
   let started = false;
   let lastError: Error | undefined;
   let down = false;
+  let check: (() => Promise<void>) | undefined;
+  let checking = false;
+  /** Checks started: one left over from a connection that dropped again does not end the current one's. */
+  let checks = 0;
+  let lost: RedisError | undefined;
   const client = new Redis(url, {
     lazyConnect: true,
     connectTimeout: timeoutMs,
@@ -91,7 +113,24 @@ export async function openRedis(connection: RedisConnection, role: string): Prom
     }
   });
   client.on('ready', () => {
-    if (started && down) connection.onNotice?.(`connected to Redis at ${where} again`);
+    if (started && down) {
+      connection.onNotice?.(`connected to Redis at ${where} again`);
+      // Sent before anything else on the new connection: what it reads is what Redis came back with.
+      if (check !== undefined && lost === undefined) {
+        const round = ++checks;
+        checking = true;
+        check().then(
+          () => void (round === checks && (checking = false)),
+          (error: unknown) => {
+            // Dropped again meanwhile: the next `ready` checks again.
+            if (isConnectionError(error) && !(error instanceof RedisError)) return void (round === checks && (checking = false));
+            checking = false;
+            lost ??= error instanceof RedisError ? error : new RedisError('redis_failed', `cannot check Redis at ${where} after reconnecting: ${errorMessage(error)}`, { cause: error });
+            client.disconnect();
+          },
+        );
+      }
+    }
     down = false;
   });
   client.on('close', () => {
@@ -121,12 +160,14 @@ export async function openRedis(connection: RedisConnection, role: string): Prom
     clearTimeout(timer);
   }
   const version = /^redis_version:(\S+)/m.exec(info)?.[1] ?? '0';
+  const serverId = /^run_id:(\S+)/m.exec(info)?.[1] ?? '';
   if (compareVersions(version, MIN_REDIS_VERSION) < 0) {
     client.disconnect();
     throw new RedisError('redis_too_old', `Redis at ${where} is version ${version}; troupe needs ${MIN_REDIS_VERSION} or later (XADD MINID, XAUTOCLAIM)`);
   }
   started = true;
   let roundTrips = 0;
+  const usable = (isClosed: () => boolean): boolean => (client.status === 'ready' && !checking) || lost !== undefined || isClosed();
   return {
     client,
     where,
@@ -134,11 +175,12 @@ export async function openRedis(connection: RedisConnection, role: string): Prom
     get roundTrips() {
       return roundTrips;
     },
+    serverId,
     untilReady: (isClosed) =>
       new Promise<void>((resolve) => {
-        if (client.status === 'ready' || isClosed()) return resolve();
+        if (usable(isClosed)) return resolve();
         const poll = setInterval(() => {
-          if (client.status === 'ready' || isClosed()) {
+          if (usable(isClosed)) {
             clearInterval(poll);
             resolve();
           }
@@ -146,6 +188,10 @@ export async function openRedis(connection: RedisConnection, role: string): Prom
       }),
     whileConnected<T>(reply: Promise<T>): Promise<T> {
       roundTrips++;
+      if (lost !== undefined) {
+        reply.catch(() => undefined);
+        return Promise.reject(lost);
+      }
       let onClose: (() => void) | undefined;
       const dropped = new Promise<never>((_, reject) => {
         onClose = () => reject(new Error('Connection is closed.'));
@@ -153,6 +199,15 @@ export async function openRedis(connection: RedisConnection, role: string): Prom
         else client.once('close', onClose);
       });
       return Promise.race([reply, dropped]).finally(() => client.off('close', onClose!));
+    },
+    checkAfterReconnect(next) {
+      check = next;
+    },
+    get lost() {
+      return lost;
+    },
+    get ready() {
+      return client.status === 'ready' && !checking && lost === undefined;
     },
   };
 }

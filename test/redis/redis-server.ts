@@ -35,6 +35,13 @@ const BANNER = (why: string): string => `
 #  PATH. Under CI=true this is a failure.                                      #
 ################################################################################`;
 
+const OWN_BANNER = (why: string): string => `
+################################################################################
+#  REDIS RESTART TESTS DID NOT RUN: ${why.padEnd(43)}#
+#  They crash and restart a redis-server of their own (never a shared one):    #
+#  put redis-server on PATH. Under CI=true this is a failure.                  #
+################################################################################`;
+
 /** Finds or starts a Redis; undefined (after a loud warning) when there is none. */
 export async function findRedis(): Promise<TestRedis | undefined> {
   const given = process.env.REDIS_URL;
@@ -51,26 +58,99 @@ export async function findRedis(): Promise<TestRedis | undefined> {
   }
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'troupe-redis-'));
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-  const url = `redis://127.0.0.1:${port}`;
-  for (let attempt = 0; attempt < 100 && !(await answers(url)); attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
-  if (!(await answers(url))) {
-    server.kill();
+  const server = await launch(port, dir, ['--save', '', '--appendonly', 'no']);
+  if (server === undefined) {
     rmSync(dir, { recursive: true, force: true });
     console.warn(BANNER(`redis-server did not start on port ${port}`));
     return undefined;
   }
-  return ready(url, 'redis-server', server, dir);
+  return ready(`redis://127.0.0.1:${port}`, 'redis-server', server, dir);
+}
+
+/**
+ * A redis-server of a test's own, never the shared one: on a free port, in a temporary folder,
+ * started with `config` (its persistence, say). It can crash and start again on the same port and
+ * folder, so what it reloads is what its persistence kept.
+ */
+export type OwnRedis = {
+  url: string;
+  dir: string;
+  /** A connection for the test itself; it reconnects after a restart. */
+  admin: Redis;
+  /** SIGKILL, as a crash: nothing is written on the way out, what is on disk is what it kept. */
+  crash(): Promise<void>;
+  /** Starts it again on the same port and folder, with the same config; resolves once it answers PING. */
+  restart(): Promise<void>;
+  /** Stops it and deletes its folder. */
+  stop(): Promise<void>;
+};
+
+/**
+ * Starts an `OwnRedis` with `config` (redis-server flags, e.g. `['--appendonly', 'yes']`) from
+ * `redis-server` on PATH; undefined, after a loud warning, when there is none or it does not start
+ * (see `failWithoutRedisUnderCi`). `REDIS_URL` and a server on 6379 do not serve here: a test that
+ * crashes its Redis needs one of its own.
+ */
+export async function startOwnRedis(config: readonly string[]): Promise<OwnRedis | undefined> {
+  if (spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).status !== 0) {
+    console.warn(OWN_BANNER('no redis-server on PATH'));
+    return undefined;
+  }
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'troupe-redis-'));
+  let server = await launch(port, dir, config);
+  if (server === undefined) {
+    rmSync(dir, { recursive: true, force: true });
+    console.warn(OWN_BANNER(`redis-server did not start on port ${port}`));
+    return undefined;
+  }
+  const url = `redis://127.0.0.1:${port}`;
+  const admin = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+  admin.on('error', () => undefined);
+  await admin.connect();
+  const kill = async (signal: NodeJS.Signals): Promise<void> => {
+    const running = server;
+    if (running === undefined || running.exitCode !== null || running.signalCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill(signal);
+    await exited;
+  };
+  return {
+    url,
+    dir,
+    admin,
+    crash: () => kill('SIGKILL'),
+    async restart() {
+      await kill('SIGKILL');
+      server = await launch(port, dir, config);
+      if (server === undefined) throw new Error(`redis-server did not start again on port ${port} in ${dir}`);
+    },
+    async stop() {
+      admin.disconnect();
+      await kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts redis-server on `port` in `dir` with `config`; the process once it answers PING, else undefined. */
+async function launch(port: number, dir: string, config: readonly string[]): Promise<ChildProcess | undefined> {
+  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...config], { stdio: 'ignore' });
+  const url = `redis://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 100 && server.exitCode === null && !(await answers(url)); attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (server.exitCode === null && (await answers(url))) return server;
+  server.kill();
+  return undefined;
 }
 
 /**
  * Call at the top of a test file with what `findRedis` gave: without a Redis under `CI=true`, adds
  * a test that fails, so a CI machine without Redis cannot pass by skipping.
  */
-export function failWithoutRedisUnderCi(redis: TestRedis | undefined): void {
+export function failWithoutRedisUnderCi(redis: TestRedis | OwnRedis | undefined, missing = 'no Redis: set REDIS_URL, run redis-server on 127.0.0.1:6379, or put redis-server on PATH'): void {
   if (redis === undefined && process.env.CI === 'true') {
     it('has a Redis to run against (CI=true: the Redis tests must run)', () => {
-      throw new Error('no Redis: set REDIS_URL, run redis-server on 127.0.0.1:6379, or put redis-server on PATH');
+      throw new Error(missing);
     });
   }
 }

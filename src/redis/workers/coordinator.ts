@@ -15,6 +15,7 @@ import { freshRunKeys, runKeys, RUNS_KEY, TURN_GROUP, type Assignment, type Part
 import { ownerOf } from './partition.js';
 import { DEFAULT_HEARTBEAT_MS, liveWorkers } from './membership.js';
 import { replicateWorld, type WorldReplica } from './redis-world.js';
+import { checkRunKept, runLost } from './run-kept.js';
 import { readRunRecord, RUN_FORMAT, RUN_VERSION, type RunRecord } from './run-record.js';
 import { untilAnswered } from './retry.js';
 import { COMMIT_TICK, runScript } from './scripts.js';
@@ -115,13 +116,23 @@ function coordinator(opened: OpenedRedis, keys: RunKeys, record: RunRecord, worl
   const limits = new SharedLimits(options, name, note);
   let relay: EventRelay | undefined;
   let closed = false;
-  const setRecord = (changes: Partial<RunRecord>): Promise<unknown> => untilAnswered(opened, () => client.set(keys.run, JSON.stringify(Object.assign(record, changes))));
+  /** The last tick whose turns were committed. */
+  let lastTick = 0;
+  // A Redis that comes back without what this run has committed (restarted without persistence, or rolled back) ends it.
+  opened.checkAfterReconnect(() => checkRunKept(opened, keys, record, { tick: lastTick, worldVersion: world.version }));
+  /** Writes the run record; rejects once a process has found Redis without part of the run (`keys.lost`). */
+  const setRecord = async (changes: Partial<RunRecord>): Promise<void> => {
+    const [, marked] = await untilAnswered(opened, () => Promise.all([client.set(keys.run, JSON.stringify(Object.assign(record, changes))), client.get(keys.lost)]));
+    const lost = runLost(marked);
+    if (lost !== undefined) throw lost;
+  };
   /** Sends the scene's events so far, and with an assignment its tick's turns, in one script that commits once. */
   const commitTick = async (field: string, assignment: Assignment | undefined): Promise<void> => {
     const events = relay?.take(-1) ?? [];
     const turns = assignment === undefined ? [] : [keys.assignment, ...Array.from({ length: partitions }, (_, p) => keys.turns(p))];
     const args = [field, run, String(assignment?.tick ?? 0), JSON.stringify(assignment ?? null), events.length, ...events];
     await untilAnswered(opened, () => runScript(client, COMMIT_TICK, [keys.committed, keys.events, ...turns], args));
+    if (assignment !== undefined) lastTick = assignment.tick;
   };
   /** Who runs each partition this tick: rendezvous hashing over the workers alive now (waited for, if none is). */
   const assign = async (tick: number, signal: AbortSignal | undefined): Promise<Assignment | undefined> => {

@@ -27,6 +27,8 @@ export type RunKeys = {
   journal(p: number): string;
   /** The scene budget's counters (`openRedisBudget`'s hash), shared by every process of the run. */
   budget: string;
+  /** Set once a process finds that Redis came back without part of the run: why, for every process to stop on. */
+  lost: string;
 };
 
 /** The set of runs in progress (run name → start time), for workers started without a scene name. */
@@ -67,11 +69,12 @@ export function runKeys(scene: string, events: string): RunKeys {
     members: (p) => `${base}:members:${p}`,
     journal: (p) => `${base}:journal:${p}`,
     budget: `${base}:budget`,
+    lost: `${base}:lost`,
   };
 }
 
 /** The keys a new run starts without (the events stream is kept: a run appends after the last). */
 export function freshRunKeys(keys: RunKeys, partitions: number): string[] {
   const perPartition = Array.from({ length: partitions }, (_, p) => [keys.turns(p), keys.members(p), keys.journal(p)]).flat();
-  return [keys.committed, keys.done, keys.assignment, keys.worldVersion, keys.worldLog, keys.worldLocks, keys.budget, ...perPartition];
+  return [keys.committed, keys.done, keys.assignment, keys.worldVersion, keys.worldLog, keys.worldLocks, keys.budget, keys.lost, ...perPartition];
 }

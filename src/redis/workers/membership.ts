@@ -28,7 +28,7 @@ export async function joinWorkers(opened: OpenedRedis, keys: RunKeys, id: string
   await beat();
   let left = false;
   const timer = setInterval(() => {
-    if (!left && client.status === 'ready') beat().catch(() => undefined);
+    if (!left && opened.ready) beat().catch(() => undefined);
   }, heartbeatMs);
   timer.unref();
   return {

@@ -39,6 +39,8 @@ export type RunnerParts = {
 export class PartRunner {
   committed = 0;
   turns = 0;
+  /** The last partition tick this process committed. */
+  lastCommit: { tick: number; p: number } | undefined;
   readonly worker: string;
   private readonly parts: RunnerParts;
   private readonly groups: SceneMember[][];
@@ -220,6 +222,7 @@ export class PartRunner {
     if (applied !== 0) {
       if (Array.isArray(applied)) addSpan(this.ownSpans, { first: String(applied[0]), last: String(applied[1]) });
       this.committedAt.set(p, tick);
+      if (this.lastCommit === undefined || tick >= this.lastCommit.tick) this.lastCommit = { tick, p };
       this.committed++;
       this.turns += turns;
     }

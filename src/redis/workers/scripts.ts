@@ -52,7 +52,7 @@ return v`;
  * Ticks whose commits are remembered (`<tick>:<p>` in the committed hash): a worker that finishes
  * a tick this far behind the run (cut off, then back) would commit it a second time.
  */
-const COMMITS_KEPT = 100;
+export const COMMITS_KEPT = 100;
 
 /**
  * A tick of the coordinator, committed once: its own events (`scene.tick` first among them), the

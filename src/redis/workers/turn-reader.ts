@@ -20,6 +20,8 @@ type Read = [string, [string, string[] | null][]][] | null;
  */
 export class TurnReader {
   claimed = 0;
+  /** The last tick whose assignment this worker read. */
+  seenTick = 0;
   private readonly opened: OpenedRedis;
   private readonly keys: RunKeys;
   private readonly record: RunRecord;
@@ -49,6 +51,7 @@ export class TurnReader {
       return undefined;
     }
     const assignment = JSON.parse(text) as Assignment;
+    this.seenTick = Math.max(this.seenTick, assignment.tick);
     // Fresh each time: a worker taken for dead on an old view would have its turns run twice.
     this.live = await this.opened.whileConnected(this.liveWorkers());
     const mine: number[] = [];

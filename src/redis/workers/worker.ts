@@ -17,6 +17,7 @@ import { PartRunner } from './part-runner.js';
 import { TurnReader } from './turn-reader.js';
 import { reconnected, untilAnswered } from './retry.js';
 import { replicateWorld } from './redis-world.js';
+import { checkRunKept, runLost } from './run-kept.js';
 import { checkRunFits, readRunRecord, type RunRecord } from './run-record.js';
 import { SharedLimits } from '../run-limits.js';
 import { TurnJournal } from './turn-journal.js';
@@ -102,6 +103,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerResult> {
     note(`worker ${id} joined run ${record.run} of scene "${name}" (${record.partitions} partitions)`);
     const runner = new PartRunner({ opened, keys, record, worker: id, scene: parted, world, journal, eventsFrom: record.eventsFrom });
     const reader = new TurnReader(opened, keys, record, id, membership.live);
+    // A Redis that comes back without what this worker has seen (restarted without persistence, or rolled back) ends it.
+    opened.checkAfterReconnect(() => checkRunKept(opened, keys, record, { tick: reader.seenTick, worldVersion: world.version, commit: runner.lastCommit }));
     try {
       await loop(opened, keys, record, runner, reader, options.signal);
     } finally {
@@ -112,6 +115,8 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerResult> {
     }
     return { run: record.run, name, committed: runner.committed, turns: runner.turns, claimed: reader.claimed, roundTrips: opened.roundTrips };
   } catch (error) {
+    // What failed once Redis came back without the run (a world write, a commit) failed for that reason.
+    if (opened.lost !== undefined) throw opened.lost;
     if (error instanceof RedisError || error instanceof ConfigError) throw error;
     throw new RedisError('redis_failed', `worker ${id} at ${where} stopped: ${errorMessage(error)}`, { cause: error });
   } finally {
@@ -127,7 +132,10 @@ async function loop(opened: OpenedRedis, keys: RunKeys, record: RunRecord, runne
     try {
       if (Date.now() - lastCheck > 250) {
         lastCheck = Date.now();
-        const now = await opened.whileConnected(readRunRecord(opened.client, keys));
+        const [now, marked] = await opened.whileConnected(Promise.all([readRunRecord(opened.client, keys), opened.client.get(keys.lost)]));
+        // Another process found Redis without part of the run: this one stops with it.
+        const lost = runLost(marked);
+        if (lost !== undefined) throw lost;
         if (now === undefined || now.run !== record.run || now.state !== 'running') return;
         // A coordinator that stopped beating has died: its run cannot end any other way.
         if (Date.now() - now.beat > 3 * record.claimIdleMs) return;
