@@ -33,7 +33,8 @@ export async function benchWorkers(url: string, sizes: readonly (readonly [npcs:
           note:
             `${fmt(run.rate)} agent-steps/s (${(run.rate / inProcess.rate).toFixed(3)}× one process), ${fmt(run.eventsPerSecond)} events/s into the stream; ` +
             `per tick ${fmt(run.roundTripsPerTick)} round trips (${fmt(run.scriptsPerTick)} of them scripts) and ` +
-            `${fmt(run.commandsPerTick)} Redis commands, those the scripts run counted (${(run.commandsPerTick / npcs).toFixed(2)} per agent)`,
+            `${fmt(run.commandsPerTick)} Redis commands, those the scripts run counted (${(run.commandsPerTick / npcs).toFixed(2)} per agent)` +
+            (run.takenOver > 0 ? `; ${run.takenOver} partition ticks taken over from a worker thought dead` : ''),
         });
       }
     }
@@ -43,9 +44,9 @@ export async function benchWorkers(url: string, sizes: readonly (readonly [npcs:
   return rows;
 }
 
-type Timed = { seconds: number; commands: number; scripts: number; roundTrips: number; events: number };
+type Timed = { seconds: number; commands: number; scripts: number; roundTrips: number; events: number; takenOver: number };
 
-type Extra = { rate: number; eventsPerSecond: number; commandsPerTick: number; scriptsPerTick: number; roundTripsPerTick: number };
+type Extra = { rate: number; eventsPerSecond: number; commandsPerTick: number; scriptsPerTick: number; roundTripsPerTick: number; takenOver: number };
 
 function extraTicks(one: Timed, many: Timed, npcs: number, ticks: number): Extra {
   const seconds = Math.max(1e-3, many.seconds - one.seconds);
@@ -56,6 +57,7 @@ function extraTicks(one: Timed, many: Timed, npcs: number, ticks: number): Extra
     commandsPerTick: perTick('commands'),
     scriptsPerTick: perTick('scripts'),
     roundTripsPerTick: perTick('roundTrips'),
+    takenOver: one.takenOver + many.takenOver,
   };
 }
 
@@ -76,7 +78,9 @@ async function timed(url: string, admin: Redis, npcs: number, workers: number, t
   if (workers > 0) await removeKeys(admin, `troupe:${name}:*`);
   // The coordinator and each worker say how many round trips they waited on when they end.
   const roundTrips = [...ran.stderr.matchAll(/(\d+) round trips to Redis/g)].reduce((sum, match) => sum + Number(match[1]), 0);
-  return { seconds, commands: after.all - before.all, scripts: after.scripts - before.scripts, roundTrips, events };
+  // Partition ticks a worker took over from another it thought dead: work done twice, which a row must show.
+  const takenOver = [...ran.stderr.matchAll(/, (\d+) taken over/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+  return { seconds, commands: after.all - before.all, scripts: after.scripts - before.scripts, roundTrips, events, takenOver };
 }
 
 /** Commands Redis has run (a script's own commands included), and script calls among them. */
