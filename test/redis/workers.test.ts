@@ -138,6 +138,20 @@ describe.runIf(redis !== undefined)('a scene across worker processes', () => {
     await eventually(async () => /joined run/.test(third.stderr()), 'c3 to join');
     hold.release();
     await eventually(ticked(5), 'tick 5');
+    // c1 leaves once it holds its turns of the tick: a worker asked to leave finishes the tick it
+    // has read. Turns it had not read yet would go to another worker, which runs them after its
+    // own, so their agents could hear that tick's speech early (a limit the docs state).
+    const readByFirst = async (): Promise<boolean> => {
+      const assignment = JSON.parse((await redis!.admin.get(`troupe:${name}:assignment`)) ?? 'null') as { tick: number; owners: string[] } | null;
+      if (assignment === null || assignment.tick < 5) return false;
+      for (const [p, owner] of assignment.owners.entries()) {
+        if (owner !== 'c1') continue;
+        const pending = (await redis!.admin.xpending(`troupe:${name}:turns:${p}`, 'workers', '-', '+', 10, 'c1')) as unknown[];
+        if (pending.length === 0 && (await redis!.admin.hget(`troupe:${name}:committed`, `${assignment.tick}:${p}`)) === null) return false;
+      }
+      return true;
+    };
+    await eventually(readByFirst, 'c1 to hold its turns of the tick', 30_000, 2);
     first.child.kill('SIGTERM');
     expect(await coordinator.exited, coordinator.stderr()).toBe(0);
     for (const worker of [second, third]) expect(await worker.exited, worker.stderr()).toBe(0);
