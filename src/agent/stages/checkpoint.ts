@@ -1,5 +1,5 @@
 import type { AgentConfig } from '../agent-config.js';
-import { sharedBudgetOf, spendFrom, type Budget, type BudgetRefusal, type SharedBudget, type SharedVerdict, type Spend } from '../budget.js';
+import { SharedBudget, sharedBudgetOf, spendFrom, type Budget, type BudgetRefusal, type SharedVerdict, type Spend } from '../budget.js';
 import type { RunState } from '../run/run-state.js';
 import type { StageEvent, StagePort } from './stage-port.js';
 
@@ -27,7 +27,7 @@ export function refusedByBudget(run: RunState, config: AgentConfig, port: StageP
  */
 export function budgetVerdict(verdict: SharedVerdict, run: RunState, config: AgentConfig, port: StagePort, spend: Spend): StageEvent | undefined {
   if (verdict === undefined) {
-    for (const budget of config.budgets) if (sharedBudgetOf([budget]) === undefined) budget.charge(spend);
+    for (const budget of config.budgets) if (!(budget instanceof SharedBudget)) budget.charge(spend);
     return undefined;
   }
   return refuse(run, port, verdict.budget, verdict.refusal, verdict.announce);
