@@ -34,9 +34,9 @@ export class EventRelay {
 
   /**
    * `everything`: keep every event (the coordinator's), not only those of routed agents.
-   * `mayWake`: which events `peek` must give (default: all).
+   * `mayWake`: which events `peek` must give (default: none; the coordinator never asks).
    */
-  constructor(bus: Bus, everything = false, mayWake: (event: Envelope) => boolean = () => true) {
+  constructor(bus: Bus, everything = false, mayWake: (event: Envelope) => boolean = () => false) {
     this.bus = bus;
     this.mayWake = mayWake;
     bus.on('*', (event) => {

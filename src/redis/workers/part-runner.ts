@@ -15,6 +15,15 @@ import { COMMIT_PART, runScript } from './scripts.js';
 import type { TurnJournal } from './turn-journal.js';
 import type { TurnEntry } from './turn-reader.js';
 
+/** An event of the stream and the worker that committed it (none: the coordinator). */
+type Committed = { event: Envelope; worker: string | undefined };
+
+/** An events stream entry's JSON and the worker that committed it. */
+function entryOf(fields: readonly string[]): { text: string; worker: string | undefined } {
+  const at = fields.indexOf('worker');
+  return { text: fields[fields.indexOf('event') + 1] ?? '', worker: at === -1 ? undefined : fields[at + 1] };
+}
+
 /** Stream entries read at a time: a tick of a large cast appends millions, and each page is a round trip. */
 const PAGE = 10_000;
 
@@ -55,7 +64,7 @@ export class PartRunner {
    * with the worker that committed it (none: the coordinator), and whether spans of ours were
    * skipped in it.
    */
-  private lastTick: { from: string; events: { event: Envelope; worker: string | undefined }[]; skipped: boolean } = { from: '0-0', events: [], skipped: false };
+  private lastTick: { from: string; events: Committed[]; skipped: boolean } = { from: '0-0', events: [], skipped: false };
   /** The spans of the events stream this process committed and has not read past, in stream order. */
   private readonly ownSpans: { first: string; last: string }[] = [];
 
@@ -120,9 +129,7 @@ export class PartRunner {
       const span = this.ownSpans[0];
       const entries = await untilAnswered(opened, () => opened.client.xrange(keys.events, `(${this.eventsFrom}`, span === undefined ? '+' : `(${span.first}`, 'COUNT', PAGE));
       for (const [id, fields] of entries) {
-        const text = fields[fields.indexOf('event') + 1] ?? '';
-        const at = fields.indexOf('worker');
-        const worker = at === -1 ? undefined : fields[at + 1];
+        const { text, worker } = entryOf(fields);
         const event = JSON.parse(text) as Envelope;
         if (worker === undefined && event.type === 'scene.tick') {
           const boundary = (event as Envelope<'scene.tick'>).data.tick;
@@ -152,16 +159,16 @@ export class PartRunner {
   }
 
   /** The events of the last tick before the one being run, each with the worker that committed it (none: the coordinator), read again when spans of ours were skipped. */
-  private async lastTickEvents(): Promise<{ event: Envelope; worker: string | undefined }[]> {
+  private async lastTickEvents(): Promise<Committed[]> {
     const { opened, keys } = this.parts;
     const last = this.lastTick;
     if (!last.skipped) return last.events;
-    const events: { event: Envelope; worker: string | undefined }[] = [];
+    const events: Committed[] = [];
     for (let from = last.from; ; ) {
       const entries = await untilAnswered(opened, () => opened.client.xrange(keys.events, `(${from}`, `${this.eventsFrom}`, 'COUNT', PAGE));
       for (const [id, fields] of entries) {
-        const at = fields.indexOf('worker');
-        events.push({ event: JSON.parse(fields[fields.indexOf('event') + 1] ?? '') as Envelope, worker: at === -1 ? undefined : fields[at + 1] });
+        const { text, worker } = entryOf(fields);
+        events.push({ event: JSON.parse(text) as Envelope, worker });
         from = id;
       }
       if (entries.length < PAGE) break;
