@@ -79,6 +79,14 @@ async function crashAndRestart(redis: OwnRedis): Promise<void> {
 const lostLine = (prefix: string, url: string, name: string, what: string) =>
   new RegExp(`^${prefix}Redis at ${url} restarted \\(up \\d+ s, AOF off\\): run \\w+ of scene "${name}" ${what}; the run cannot go on \\(start a new one; appendfsync always keeps a run across a restart\\)$`);
 
+/** Every process of the run exits 1, its last line the `redis_run_lost` error saying `what`. */
+async function expectEveryProcessLost(coordinator: Troupe, workers: readonly Troupe[], url: string, name: string, what: string): Promise<void> {
+  expect(await coordinator.exited, coordinator.stderr()).toBe(1);
+  for (const worker of workers) expect(await worker.exited, worker.stderr()).toBe(1);
+  expect(coordinator.stderr().trim().split('\n').at(-1)).toMatch(lostLine('troupe: ', url, name, what));
+  for (const worker of workers) expect(worker.stderr().trim().split('\n').at(-1)).toMatch(lostLine('troupe worker: ', url, name, what));
+}
+
 describe.runIf(aof !== undefined)('a Redis restart under a run across workers', () => {
   it('with appendonly yes and appendfsync always: every process reconnects, and the run ends as it would in one process', async () => {
     const redis = aof!;
@@ -123,11 +131,8 @@ describe.runIf(aof !== undefined)('a Redis restart under a run across workers', 
     } finally {
       hold.release();
     }
-    expect(await coordinator.exited, coordinator.stderr()).toBe(1);
-    for (const worker of workers) expect(await worker.exited, worker.stderr()).toBe(1);
     const what = 'is gone, its keys lost';
-    expect(coordinator.stderr().trim().split('\n').at(-1)).toMatch(lostLine('troupe: ', redis.url, name, what));
-    for (const worker of workers) expect(worker.stderr().trim().split('\n').at(-1)).toMatch(lostLine('troupe worker: ', redis.url, name, what));
+    await expectEveryProcessLost(coordinator, workers, redis.url, name, what);
     for (const process of all) expect(process.stderr()).not.toMatch(/run \w+ of \S+ ended|failed:/);
     // Nothing went on from the empty state: no process wrote the run's keys again.
     expect(await redis.admin.keys(`troupe:${name}:*`)).toEqual([]);
@@ -151,12 +156,9 @@ describe.runIf(aof !== undefined)('a Redis restart under a run across workers', 
     } finally {
       hold.release();
     }
-    expect(await coordinator.exited, coordinator.stderr()).toBe(1);
-    for (const worker of workers) expect(await worker.exited, worker.stderr()).toBe(1);
     // The tick a process had seen and the one Redis came back at (and the world's version, its last commit, when those went back too).
     const what = 'went back \\(tick ([4-9]|1[0-2]) → 3(, [^)]*)?\\): writes Redis had acknowledged are lost';
-    expect(coordinator.stderr().trim().split('\n').at(-1)).toMatch(lostLine('troupe: ', redis.url, name, what));
-    for (const worker of workers) expect(worker.stderr().trim().split('\n').at(-1)).toMatch(lostLine('troupe worker: ', redis.url, name, what));
+    await expectEveryProcessLost(coordinator, workers, redis.url, name, what);
     // The first to find it marked the run lost, and a process that had seen nothing Redis lost stops on that line.
     expect(await redis.admin.get(`troupe:${name}:lost`)).toMatch(lostLine('', redis.url, name, what));
   }, 30_000);
