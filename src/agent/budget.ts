@@ -171,11 +171,20 @@ export function budgetRefusal(budget: string, kind: BudgetKind, limit: number, u
 
 /** Spends from every budget, or from none: the first refusing budget wins and nothing is charged. */
 export function spendFrom(budgets: readonly Budget[], spend: Spend): Budget | undefined {
-  for (const budget of budgets) {
-    if (budget.refuse(spend) !== undefined) return budget;
+  // Indexed: every checkpoint of every run passes here (see `chargeAll`).
+  for (let index = 0; index < budgets.length; index++) {
+    if (budgets[index]!.refuse(spend) !== undefined) return budgets[index];
   }
-  for (const budget of budgets) budget.charge(spend);
+  chargeAll(budgets, spend);
   return undefined;
+}
+
+/**
+ * Charges every budget. An indexed loop: a `for…of` the engine does not inline allocates an
+ * iterator result per budget, and this runs at every checkpoint and model answer.
+ */
+export function chargeAll(budgets: readonly Budget[], spend: Spend): void {
+  for (let index = 0; index < budgets.length; index++) budgets[index]!.charge(spend);
 }
 
 /** The spend of one model call, shared: checkpoints pass it on every deliberation. */
@@ -205,7 +214,7 @@ export async function budgetedModelCall(
   if (response?.usage !== undefined && typeof response.usage.totalTokens === 'number') {
     if (price !== undefined) response = { ...response, usage: pricedUsage(response.usage, price) };
     const spend = usageSpend(response.usage!);
-    for (const budget of budgets) budget.charge(spend);
+    chargeAll(budgets, spend);
   }
   return response;
 }
@@ -297,6 +306,6 @@ export class SharedBudget extends Budget {
 
 /** The shared budget among `budgets`, if any (a short list: the agent's, its member's, the scene's). */
 export function sharedBudgetOf(budgets: readonly Budget[]): SharedBudget | undefined {
-  for (const budget of budgets) if (budget instanceof SharedBudget) return budget;
+  for (let index = 0; index < budgets.length; index++) if (budgets[index] instanceof SharedBudget) return budgets[index] as SharedBudget;
   return undefined;
 }

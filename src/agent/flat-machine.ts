@@ -92,18 +92,25 @@ export function compileFlatMachine<TContext>(machine: AnyStateMachine): FlatMach
     states.set(name, { entry: list(node.entry).map(action), on, always: list(node.always).map((value) => transition(name, value)) });
   }
 
+  // Indexed loops on every step: a `for…of` the engine does not inline allocates an iterator
+  // result per item, and `find` a closure per step.
+  const runAll = (refs: readonly ActionRef<TContext>[], args: ActionArgs<TContext>): void => {
+    for (let index = 0; index < refs.length; index++) refs[index]!.run(args, refs[index]!.params);
+  };
   const enter = (name: string, args: ActionArgs<TContext>): string => {
-    for (const ref of states.get(name)!.entry) ref.run(args, ref.params);
+    runAll(states.get(name)!.entry, args);
     return name;
   };
   const choose = (candidates: readonly Transition<TContext>[] | undefined, args: ActionArgs<TContext>) => {
     if (candidates === undefined) return undefined;
-    // A loop, not `find`: no closure per step.
-    for (const candidate of candidates) if (candidate.guard === undefined || candidate.guard(args)) return candidate;
+    for (let index = 0; index < candidates.length; index++) {
+      const candidate = candidates[index]!;
+      if (candidate.guard === undefined || candidate.guard(args)) return candidate;
+    }
     return undefined;
   };
   const take = (chosen: Transition<TContext>, args: ActionArgs<TContext>): string => {
-    for (const ref of chosen.actions) ref.run(args, ref.params);
+    runAll(chosen.actions, args);
     return enter(chosen.target, args);
   };
 

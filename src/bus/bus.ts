@@ -135,7 +135,8 @@ class EventBus implements Bus {
     tap?.(event as Envelope);
     if (this.subscriberCount > 0) {
       const all = this.emitter!.all;
-      for (const key of channels(type)) deliver(all.get(key) as Listener[] | undefined, event as Envelope);
+      const keys = channels(type);
+      for (let index = 0; index < keys.length; index++) deliver(all.get(keys[index]!) as Listener[] | undefined, event as Envelope);
     }
     return event;
   }

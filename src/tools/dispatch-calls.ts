@@ -83,7 +83,8 @@ export function dispatchCallsNow(calls: readonly CallEntry[], options: DispatchO
   try {
     if (concurrent) {
       let pending = false;
-      for (const { call, tool } of calls) {
+      for (let index = 0; index < calls.length; index++) {
+        const { call, tool } = calls[index]!;
         const result = runCall(call, tool, dispatch);
         if (result instanceof Promise) pending = true;
         results.push(result);

@@ -54,8 +54,8 @@ export function validateCalls(calls: readonly RawCall[], context: ValidateContex
   }
 
   const validated: ToolCall[] = [];
-  for (const call of calls) {
-    const checked = validateCall(call, registry, allowed, limits);
+  for (let index = 0; index < calls.length; index++) {
+    const checked = validateCall(calls[index]!, registry, allowed, limits);
     if (!checked.ok) return checked;
     validated.push(checked.value);
   }

@@ -2,7 +2,7 @@ import type { TroupeEvents } from '../../bus/events.js';
 import { errorMessage } from '../../errors.js';
 import type { ChatMessage, ModelRequest, ModelResponse } from '../../llm/types.js';
 import type { AgentConfig } from '../agent-config.js';
-import { addUsage, ONE_MODEL_CALL, usageSpend, type SharedVerdict } from '../budget.js';
+import { addUsage, chargeAll, ONE_MODEL_CALL, usageSpend, type SharedVerdict } from '../budget.js';
 import { pricedUsage } from '../../llm/prices.js';
 import { withUsage } from '../estimate-usage.js';
 import { callModel } from '../call-model.js';
@@ -145,7 +145,7 @@ function responded(response: ModelResponse, run: RunState, config: AgentConfig, 
   if (response.usage !== undefined) {
     addUsage(run.usage, response.usage);
     const spend = usageSpend(response.usage);
-    for (const budget of config.budgets) budget.charge(spend);
+    chargeAll(config.budgets, spend);
   }
   const answeredAt = port.now();
   const data: TroupeEvents['llm.response'] = {

@@ -65,7 +65,7 @@ function recordResults(results: CallResult[], run: RunState): StageEvent {
 }
 
 function anyGated(calls: readonly RoundCall[]): boolean {
-  for (const entry of calls) if (entry.approval !== undefined) return true;
+  for (let index = 0; index < calls.length; index++) if (calls[index]!.approval !== undefined) return true;
   return false;
 }
 

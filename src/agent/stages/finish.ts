@@ -16,7 +16,7 @@ export function finish(run: RunState, config: AgentConfig, aborted: boolean): Ru
 }
 
 function anyResult(calls: readonly RoundCall[]): boolean {
-  for (const entry of calls) if (entry.result !== undefined) return true;
+  for (let index = 0; index < calls.length; index++) if (calls[index]!.result !== undefined) return true;
   return false;
 }
 

@@ -84,7 +84,8 @@ export function recordCalls(run: RunState): ObservedCall[] {
   const outcome = run.outcome;
   if (outcome.kind !== 'calls') return [];
   const observed: ObservedCall[] = [];
-  for (const entry of outcome.calls) {
+  for (let index = 0; index < outcome.calls.length; index++) {
+    const entry = outcome.calls[index]!;
     const { callId, name } = entry.call;
     const { approval, result, resultApproval } = entry;
     if (approval?.status === 'decided' && !approval.approved) {
