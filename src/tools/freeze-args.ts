@@ -8,23 +8,41 @@ import type { Args } from '../protocol/types.js';
 export function freezeArgs(args: Args): Args {
   // Already made here (the agent freezes a dispatch's calls when it accepts them, the dispatcher
   // again for callers that did not): deeply frozen, so it is its own copy.
-  if (typeof args === 'object' && args !== null && made.has(args)) return args;
-  let frozen: Args;
+  if (Made.has(args)) return args;
   try {
-    frozen = copyFrozen(args, 0) as Args;
+    return copyFrozen(args, 0, true) as Args;
   } catch (error) {
     if (error !== NOT_PLAIN) throw error;
     // Not plain JSON (a Date, a Map, a cycle, deep nesting): structuredClone copies it, or throws
     // on what cannot be copied (a function in the args, which only a host bug puts there).
-    frozen = deepFreeze(structuredClone(args));
+    return deepFreeze(Made.stamp(structuredClone(args)));
   }
-  // Only objects can be remembered (and only they need to be); anything else is its own copy.
-  if (typeof frozen === 'object' && frozen !== null) made.add(frozen);
-  return frozen;
 }
 
-/** The copies `freezeArgs` made: deeply frozen, never to be copied again. */
-const made = new WeakSet<object>();
+/**
+ * Marks the copies `freezeArgs` made (deeply frozen, never to be copied again) with a private
+ * field, set on the fresh copy before it is frozen. A `WeakSet` of them did the same at about
+ * 170 ns a call more (a sampled profile of the crowd put 4 % of its time in `freezeArgs`), and
+ * every entry was one more weak reference for the collector. The field is invisible to keys,
+ * JSON, `structuredClone` and `util.inspect`; the base class returns the object it is given,
+ * which is how a class adds its private fields to an object it did not construct.
+ */
+class Made extends (class {
+  constructor(target: object) {
+    return target;
+  }
+} as new (target: object) => object) {
+  #made = true;
+
+  static has(value: unknown): boolean {
+    return typeof value === 'object' && value !== null && #made in value;
+  }
+
+  static stamp<T>(value: T): T {
+    if (typeof value === 'object' && value !== null && !(#made in value)) new Made(value);
+    return value;
+  }
+}
 
 // Thrown (never escaping `freezeArgs`) to fall back to structuredClone.
 const NOT_PLAIN = Symbol('not plain JSON');
@@ -33,7 +51,7 @@ const MAX_DEPTH = 64;
 
 // Validated args are plain JSON data, which a direct copy handles about ten times faster than
 // structuredClone. It copies the same way: own enumerable string keys, plain prototypes.
-function copyFrozen(value: unknown, depth: number): unknown {
+function copyFrozen(value: unknown, depth: number, stamp: boolean): unknown {
   if (typeof value !== 'object' || value === null) {
     if (typeof value === 'function' || typeof value === 'symbol') throw NOT_PLAIN;
     return value;
@@ -42,19 +60,19 @@ function copyFrozen(value: unknown, depth: number): unknown {
   if (Array.isArray(value)) {
     if (Object.getPrototypeOf(value) !== Array.prototype) throw NOT_PLAIN;
     const copy = new Array<unknown>(value.length);
-    for (let index = 0; index < value.length; index++) copy[index] = copyFrozen(value[index], depth + 1);
-    return Object.freeze(copy);
+    for (let index = 0; index < value.length; index++) copy[index] = copyFrozen(value[index], depth + 1, false);
+    return Object.freeze(stamp ? Made.stamp(copy) : copy);
   }
   const prototype: unknown = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) throw NOT_PLAIN;
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    const item = copyFrozen((value as Record<string, unknown>)[key], depth + 1);
+    const item = copyFrozen((value as Record<string, unknown>)[key], depth + 1, false);
     // An own `__proto__` key (JSON.parse makes them) stays data; assigning it would set the prototype.
     if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
     else copy[key] = item;
   }
-  return Object.freeze(copy);
+  return Object.freeze(stamp ? Made.stamp(copy) : copy);
 }
 
 /** Freezes a value and everything reachable from it; returns it. */

@@ -87,6 +87,17 @@ describe('freezeArgs', () => {
     expect(freezeArgs(null as unknown as Args)).toBeNull();
   });
 
+  it('marks its copies invisibly: same keys, same JSON, and a clone of one is copied again', () => {
+    const frozen = freezeArgs({ to: 'ana', tags: ['a'] });
+    expect(Reflect.ownKeys(frozen)).toEqual(['to', 'tags']);
+    expect(JSON.stringify(frozen)).toBe('{"to":"ana","tags":["a"]}');
+    const cloned = structuredClone(frozen);
+    expect(freezeArgs(cloned)).not.toBe(cloned);
+    // The structuredClone fallback marks its copy too.
+    const dated = freezeArgs({ when: new Date(0) });
+    expect(freezeArgs(dated)).toBe(dated);
+  });
+
   it('throws on a function, which only a host bug puts in validated args', () => {
     expect(() => freezeArgs({ callback: () => 1 })).toThrow();
   });
