@@ -1,3 +1,5 @@
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { buildCrowd } from '../../scenes/crowd/index.js';
 import { createBus, type Scene } from '../../src/index.js';
 import { sequentialIds } from '../../src/testing/index.js';
@@ -20,7 +22,7 @@ export async function benchCrowd(sizes: readonly number[], minTicks: number, min
   return rows;
 }
 
-async function crowdRow(npcs: number, minTicks: number, minSteps: number, yieldEveryMs: number | undefined): Promise<Row> {
+export async function crowdRow(npcs: number, minTicks: number, minSteps: number, yieldEveryMs: number | undefined): Promise<Row> {
   // Small crowds run more ticks, so that every size is timed over enough steps to be warm.
   const ticks = Math.max(minTicks, Math.ceil(minSteps / npcs) + 1);
   const before = settledHeap();
@@ -52,6 +54,29 @@ async function crowdRow(npcs: number, minTicks: number, minSteps: number, yieldE
     ratio: 1e6 / perSecond / bare,
     note: `${Math.round(perSecond).toLocaleString('en-US')} agent-steps/s; ${Math.round((atRest - before) / npcs).toLocaleString('en-US')} bytes/agent; ${(delivered / (npcs * ticks)).toFixed(1)} events/step, all delivered`,
   };
+}
+
+/**
+ * The crowd at `npcs` in a fresh process started with `execArgv` (V8's heap flags can only be set
+ * at startup), as scenes run: its row, named with the flags. A million NPCs hold a 4 GB heap, and
+ * every minor collection pays a cost that grows with the old generation (about 14 ms a scavenge at
+ * a million, 3.5 ms at 100,000): a larger young generation makes fewer of them.
+ */
+export function crowdRowInChild(npcs: number, minTicks: number, execArgv: readonly string[]): Promise<Row> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(new URL('./crowd-child.js', import.meta.url)), [String(npcs), String(minTicks)], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: ['--expose-gc', '--max-old-space-size=16384', ...execArgv],
+    });
+    let row: Row | undefined;
+    child.on('message', (message: Row) => void (row = message));
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      if (row === undefined) return reject(new Error(`the crowd of ${npcs} ended without a row (exit ${code ?? signal})`));
+      const flags = execArgv.filter((flag) => flag.startsWith('--max-semi'));
+      resolve({ ...row, name: `${row.name}, ${flags.length === 0 ? 'default heap' : `node ${flags.join(' ')}`}` });
+    });
+  });
 }
 
 /** The bare baseline: what one NPC step does, written by hand, in µs per step. */
