@@ -108,6 +108,13 @@ class EventBus implements Bus {
   // (`tool.*`, `**`): mitt's own `*` would fire again on every prefix channel, with other
   // arguments. Made at the first subscription: many agents' own buses never have one.
   private emitter: Emitter<Channels> | undefined;
+  /**
+   * Per event type, the handler lists of its channels that exist, looked up once: four map
+   * lookups an event became one. Dropped at every subscription and unsubscription (a new channel
+   * gets a new list); mitt changes the lists themselves in place, which the entries share. Made
+   * at the first event delivered, like `emitter`.
+   */
+  private routes: Map<string, readonly Listener[][]> | undefined;
   private subscriberCount = 0;
   private reporting = false;
 
@@ -134,11 +141,24 @@ class EventBus implements Bus {
     } as Envelope<K>;
     tap?.(event as Envelope);
     if (this.subscriberCount > 0) {
-      const all = this.emitter!.all;
-      const keys = channels(type);
-      for (let index = 0; index < keys.length; index++) deliver(all.get(keys[index]!) as Listener[] | undefined, event as Envelope);
+      const lists = this.routes?.get(type) ?? this.route(type);
+      for (let index = 0; index < lists.length; index++) deliver(lists[index]!, event as Envelope);
     }
     return event;
+  }
+
+  /** The handler lists an event of `type` goes to (its own channel's, each `prefix.*`'s, `**`'s), kept in `routes`. */
+  private route(type: string): readonly Listener[][] {
+    const all = this.emitter!.all;
+    const lists: Listener[][] = [];
+    for (const key of channels(type)) {
+      const handlers = all.get(key) as Listener[] | undefined;
+      if (handlers !== undefined) lists.push(handlers);
+    }
+    const routes = (this.routes ??= new Map());
+    // Like `channelsOf`: a host that makes up event types must not grow it forever.
+    if (routes.size < 10_000) routes.set(type, lists);
+    return lists;
   }
 
   get hasSubscribers(): boolean {
@@ -164,9 +184,11 @@ class EventBus implements Bus {
       active = false;
       this.subscriberCount--;
       emitter.off(pattern, listener);
+      this.routes = undefined;
     };
     this.subscriberCount++;
     emitter.on(pattern, listener);
+    this.routes = undefined;
     return stop;
   }
 
@@ -191,8 +213,8 @@ class EventBus implements Bus {
  * one handler needs no copy, and several are copied once so that a handler unsubscribing (or
  * subscribing) during delivery changes nothing for this event.
  */
-function deliver(handlers: Listener[] | undefined, event: Envelope): void {
-  if (handlers === undefined || handlers.length === 0) return;
+function deliver(handlers: Listener[], event: Envelope): void {
+  if (handlers.length === 0) return;
   if (handlers.length === 1) {
     handlers[0]!(event);
     return;

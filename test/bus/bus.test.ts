@@ -53,6 +53,22 @@ describe('bus', () => {
     expect(bus.hasSubscribers).toBe(false);
   });
 
+  it('a channel subscribed after events of its type were delivered gets the next ones; a subscription made during delivery starts with the next event', () => {
+    const bus = createBus({ ids: sequentialIds('ev') });
+    const seen: string[] = [];
+    bus.on('agent.said', (event) => {
+      seen.push(`said ${event.id}`);
+      // Made while ev-1 is being delivered, on a channel ev-1 has not reached yet.
+      if (event.id === 'ev-1') bus.on('*', (later) => void seen.push(`all ${later.id}`));
+    });
+    bus.publish('agent.said', { text: 'a' });
+    const stop = bus.on('agent.*', (event) => void seen.push(`agent.* ${event.id}`));
+    bus.publish('agent.said', { text: 'b' });
+    stop();
+    bus.publish('agent.said', { text: 'c' });
+    expect(seen).toEqual(['said ev-1', 'said ev-2', 'agent.* ev-2', 'all ev-2', 'said ev-3', 'all ev-3']);
+  });
+
   it('a throwing subscriber never stops delivery to others nor the publisher; it is reported', () => {
     const onSubscriberError = vi.fn();
     const bus = createBus({ onSubscriberError });
