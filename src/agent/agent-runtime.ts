@@ -15,7 +15,7 @@ import { readSnapshot, writeSnapshot, type AgentSnapshot } from './run/agent-sna
 import { openingMessages } from './run/opening-messages.js';
 import { startedData, type RunInput } from './run/run-input.js';
 import { streamRun, type AgentStream, type AgentStreamOptions } from './stream/agent-stream.js';
-import { followSignal, type RunHandles } from './run/run-handles.js';
+import { abortRun, followSignal, type RunHandles } from './run/run-handles.js';
 import { runResult } from './run/run-result.js';
 import { newRunState, type RunState } from './run/run-state.js';
 import { MachineActor, type MachineStepper } from './machine-actor.js';
@@ -137,10 +137,10 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
 
   abort(reason = 'aborted'): void {
     const run = this.current;
-    const controller = this.handles?.controller;
-    if (run === undefined || controller === undefined || run.finished || controller.signal.aborted) return;
+    const handles = this.handles;
+    if (run === undefined || handles === undefined || run.finished || handles.aborted) return;
     run.error = reason;
-    controller.abort(new DOMException(reason, 'AbortError'));
+    abortRun(handles, new DOMException(reason, 'AbortError'));
     // A dispatch in flight settles promptly on abort (its signals fire), and reports its calls
     // first. Anywhere else the run ends right after the caller returns: when the caller is a bus
     // subscriber, the event it is handling reaches every subscriber before `agent.finished`.
@@ -245,6 +245,10 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
     return this.handles!.controller.signal;
   }
 
+  get aborted(): boolean {
+    return this.handles!.aborted;
+  }
+
   now(): number {
     return this.config.bus.clock();
   }
@@ -277,7 +281,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
     run.finished = true;
     const handles = this.handles!;
     handles.detach?.();
-    if (reusable(handles.controller, ++this.reuses)) this.spare = handles.controller;
+    if (reusable(handles.controller, handles.aborted, ++this.reuses)) this.spare = handles.controller;
     if (this.current === run) {
       this.current = undefined;
       this.handles = undefined;
@@ -311,7 +315,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
   private begin(run: RunState, resolve: (result: RunResult) => void, external: AbortSignal | undefined): void {
     const controller = this.spare ?? new AbortController();
     this.spare = undefined;
-    const handles: RunHandles = { controller, resolve, detach: undefined };
+    const handles: RunHandles = { controller, resolve, detach: undefined, aborted: false };
     this.current = run;
     this.handles = handles;
     followSignal(handles, run, external, this);
@@ -326,7 +330,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
 
   /** What the approval controls need of the agent. */
   private controlled(): Parameters<typeof approvalControls.approve>[0] {
-    return { run: this.current, state: this.state, aborted: this.handles?.controller.signal.aborted ?? true, port: this, logger: this.config.logger, agent: this.name };
+    return { run: this.current, state: this.state, aborted: this.handles?.aborted ?? true, port: this, logger: this.config.logger, agent: this.name };
   }
 
   /**
@@ -337,7 +341,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
    */
   private complete<T>(run: RunState, apply: Completion<T>, value: T, abort: 'drop' | 'report' | 'regardless' | undefined): void {
     if (this.current !== run || run.finished) return;
-    const aborted = abort !== 'regardless' && this.handles!.controller.signal.aborted;
+    const aborted = abort !== 'regardless' && this.handles!.aborted;
     if (aborted && abort !== 'report') return;
     const event = apply(value, run, this.config, this);
     if (event !== undefined) this.step(EVENTS[aborted ? 'aborted' : event]);
@@ -351,7 +355,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
     const run = this.current;
     this.entered('failed');
     if (run !== undefined) {
-      this.handles?.controller.abort();
+      if (this.handles !== undefined) abortRun(this.handles);
       run.error = `internal error: ${errorMessage(error)}`;
       this.finishRun(run, 'error');
     }

@@ -51,7 +51,7 @@ const actions = {
   finish: (args: Args) => {
     const host = hostOf(args);
     const run = runOf(host);
-    host.finishRun(run, finish(run, host.config, host.signal.aborted));
+    host.finishRun(run, finish(run, host.config, host.aborted));
   },
   fail: (args: Args) => {
     const host = hostOf(args);

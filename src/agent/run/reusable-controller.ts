@@ -7,9 +7,10 @@ const LISTENER_CHECK_EVERY = 8;
 /**
  * Whether a finished run's abort controller can serve the agent's next run. Node 20 makes
  * AbortSignals expensive (about 7 % of a run): a run that ended unaborted, with no listener left
- * on its signal, hands its controller on. `reuses` counts the controllers handed on so far.
+ * on its signal, hands its controller on. `aborted`: whether the run aborted it (`RunHandles`);
+ * `reuses` counts the controllers handed on so far.
  */
-export function reusable(controller: AbortController, reuses: number): boolean {
-  if (controller.signal.aborted) return false;
+export function reusable(controller: AbortController, aborted: boolean, reuses: number): boolean {
+  if (aborted) return false;
   return reuses % LISTENER_CHECK_EVERY !== 0 || getEventListeners(controller.signal, 'abort').length === 0;
 }

@@ -17,7 +17,7 @@ import { OUTPUT_NAME } from '../output-schema.js';
 /** Opens a round and asks the model; reports `model.responded` or `model.failed`. */
 export function deliberate(run: RunState, config: AgentConfig, port: StagePort): void {
   // Aborted before the first call (a signal that was already aborted): ask the model nothing.
-  if (port.signal.aborted) return port.send('aborted');
+  if (port.aborted) return port.send('aborted');
   const refused = refusedByBudget(run, config, port, ONE_MODEL_CALL);
   if (refused === true) return;
   if (refused !== false) return port.wait(refused, afterBudget, budgetUnanswered, 'drop');

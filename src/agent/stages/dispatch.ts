@@ -8,7 +8,7 @@ import type { StageEvent, StagePort } from './stage-port.js';
 /** Runs the round's approved calls; reports `dispatch.settled`, `aborted` or `dispatch.failed`. */
 export function dispatch(run: RunState, config: AgentConfig, port: StagePort): void {
   // Aborted by a subscriber during parse or validate: nothing of the round starts.
-  if (port.signal.aborted) return port.send('aborted');
+  if (port.aborted) return port.send('aborted');
   const runnable = callsToRun(run);
   // The whole round fits the budgets or none of it runs.
   const spend = { toolCalls: runnable.length };

@@ -16,7 +16,7 @@ export const guards = {
   rejected: (run) => run.outcome.kind === 'rejected' || run.outcome.kind === 'malformed',
   // Once per round by construction: `repairing` never returns to `validating`. A `tool.rejected`
   // subscriber may have aborted the run: a repair then would only spend a model call on a run that is over.
-  repairable: (run, config, port) => run.outcome.kind === 'rejected' && config.repair !== undefined && !port.signal.aborted,
+  repairable: (run, config, port) => run.outcome.kind === 'rejected' && config.repair !== undefined && !port.aborted,
   needsApproval: (run) => run.outcome.kind === 'calls' && run.outcome.calls.some((entry) => entry.approval !== undefined),
   anyApproved: (run) =>
     run.outcome.kind === 'calls' && run.outcome.calls.some((entry) => entry.approval === undefined || (entry.approval.status === 'decided' && entry.approval.approved)),
@@ -30,7 +30,7 @@ export const guards = {
     return false;
   },
   correctionsExhausted: (run, config) => run.corrections >= config.maxCorrections,
-  abortRequested: (_run, _config, port) => port.signal.aborted,
+  abortRequested: (_run, _config, port) => port.aborted,
   turnOver: (run) => run.roundLimit !== undefined && run.round >= run.roundLimit && run.observation !== undefined,
   roundsExhausted: (run, config) => run.round >= config.maxRounds,
 } satisfies Record<string, Guard>;

@@ -42,6 +42,8 @@ export type StagePort = {
   defer(then: () => StageEvent | undefined): void;
   /** The current run's abort signal. */
   readonly signal: AbortSignal;
+  /** Whether the current run was aborted: `signal.aborted`, without reading the signal (see `RunHandles`). */
+  readonly aborted: boolean;
   /** The bus clock: event times and durations. */
   now(): number;
   /** The agent's seeded generator: uniform in [0, 1). The port itself is handed on as a source of randomness. */
