@@ -112,7 +112,7 @@ class EventBus implements Bus {
    * Per event type, the handler lists of its channels that exist, looked up once: four map
    * lookups an event became one. Dropped at every subscription and unsubscription (a new channel
    * gets a new list); mitt changes the lists themselves in place, which the entries share. Made
-   * at the first event delivered, like `emitter`.
+   * at the first delivery: most agents' own buses never deliver one.
    */
   private routes: Map<string, readonly Listener[][]> | undefined;
   private subscriberCount = 0;
