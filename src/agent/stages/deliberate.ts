@@ -7,7 +7,7 @@ import { pricedUsage } from '../../llm/prices.js';
 import { withUsage } from '../estimate-usage.js';
 import { callModel } from '../call-model.js';
 import type { ModelCallRecord } from '../run/run-record.js';
-import { NO_OUTCOME, type RunState } from '../run/run-state.js';
+import { NO_OUTCOME, pushTo, type RunState } from '../run/run-state.js';
 import { streamModel, type StreamedReply } from '../stream-model.js';
 import { budgetVerdict, refusedByBudget } from './checkpoint.js';
 import { parseOptionsFor } from './parse.js';
@@ -154,7 +154,7 @@ function responded(response: ModelResponse, run: RunState, config: AgentConfig, 
     finishReason: response.finishReason,
     latencyMs: answeredAt - run.askedAt!,
   };
-  (run.modelCalls ??= []).push(modelCallRecord(run, answeredAt, response));
+  run.modelCalls = pushTo(run.modelCalls, modelCallRecord(run, answeredAt, response));
   if (response.toolCalls !== undefined) data.toolCalls = response.toolCalls;
   if (response.stopSequence !== undefined) data.stopSequence = response.stopSequence;
   if (response.passed === true) data.passed = true;

@@ -13,7 +13,7 @@ import {
   type RoundReport,
 } from '../observation-text.js';
 import { ranEntry } from '../run/run-record.js';
-import { isUnreadReply, type RunState } from '../run/run-state.js';
+import { isUnreadReply, pushTo, type RunState } from '../run/run-state.js';
 import type { StagePort } from './stage-port.js';
 
 /** Writes the round's observation into the history and on the bus. */
@@ -33,7 +33,7 @@ export function observe(run: RunState, config: AgentConfig, port: StagePort): vo
     run.corrections++;
     if (outcome.kind === 'rejected' && outcome.recorded !== true) {
       const { callId, name } = outcome.rejection;
-      (run.calls ??= []).push({ callId, name, round: run.round, outcome: 'rejected', durationMs: 0, attempts: 0, rejection: outcome.rejection });
+      run.calls = pushTo(run.calls, { callId, name, round: run.round, outcome: 'rejected', durationMs: 0, attempts: 0, rejection: outcome.rejection });
       outcome.recorded = true;
     }
     if (outcome.kind === 'malformed') run.lastIssues = [{ category: outcome.problem.category, message: outcome.problem.message }];
@@ -83,16 +83,16 @@ function imageRoute(config: AgentConfig, native: boolean): 'tool' | 'user' | 'no
 export function recordCalls(run: RunState): ObservedCall[] {
   const outcome = run.outcome;
   if (outcome.kind !== 'calls') return [];
-  const observed: ObservedCall[] = [];
+  let observed: ObservedCall[] = [];
   for (let index = 0; index < outcome.calls.length; index++) {
     const entry = outcome.calls[index]!;
     const { callId, name } = entry.call;
     const { approval, result, resultApproval } = entry;
     if (approval?.status === 'decided' && !approval.approved) {
-      observed.push({ status: 'denied', callId, name, reason: approval.reason });
+      observed = pushTo(observed, { status: 'denied', callId, name, reason: approval.reason });
       if (outcome.recorded !== true) {
-        run.history.push({ callId, name, round: run.round, outcome: 'denied', durationMs: 0, attempts: 0 });
-        (run.calls ??= []).push({ callId, name, round: run.round, outcome: 'denied', durationMs: 0, attempts: 0, args: entry.call.args, reason: approval.reason });
+        run.history = pushTo(run.history, { callId, name, round: run.round, outcome: 'denied', durationMs: 0, attempts: 0 });
+        run.calls = pushTo(run.calls, { callId, name, round: run.round, outcome: 'denied', durationMs: 0, attempts: 0, args: entry.call.args, reason: approval.reason });
       }
       continue;
     }
@@ -100,20 +100,20 @@ export function recordCalls(run: RunState): ObservedCall[] {
     if (outcome.recorded !== true) run.dispatched++;
     if (resultApproval?.status === 'decided' && !resultApproval.approved) {
       // The call ran; the model hears only that its result was withheld, and why.
-      observed.push({ status: 'result_rejected', callId, name, reason: resultApproval.reason });
+      observed = pushTo(observed, { status: 'result_rejected', callId, name, reason: resultApproval.reason });
       if (outcome.recorded !== true) {
         const record: CallRecord = { callId, name, round: run.round, outcome: 'result_rejected', durationMs: result.durationMs, attempts: result.attempts };
-        run.history.push(record);
-        (run.calls ??= []).push(ranEntry(record, result, resultApproval.reason));
+        run.history = pushTo(run.history, record);
+        run.calls = pushTo(run.calls, ranEntry(record, result, resultApproval.reason));
       }
       continue;
     }
-    observed.push(result);
+    observed = pushTo(observed, result);
     if (outcome.recorded !== true) {
       const ended = result.status === 'completed' ? 'completed' : result.error.kind === 'aborted' ? 'aborted' : 'failed';
       const record: CallRecord = { callId, name, round: run.round, outcome: ended, durationMs: result.durationMs, attempts: result.attempts };
-      run.history.push(record);
-      (run.calls ??= []).push(ranEntry(record, result));
+      run.history = pushTo(run.history, record);
+      run.calls = pushTo(run.calls, ranEntry(record, result));
     }
   }
   outcome.recorded = true;
