@@ -24,28 +24,29 @@ export type ModelRetryPolicy = Partial<RetryPolicy> & {
 export const DEFAULT_MODEL_RETRY: Required<ModelRetryPolicy> = Object.freeze({ attempts: 3, backoffMs: 500, maxBackoffMs: 30_000, maxRetryAfterMs: 60_000 });
 
 /**
- * One deliberation: calls the provider (answering synchronously when it can), retrying retryable failures with exponential backoff (or
- * exactly the `retry-after` the provider asked for). Every failed attempt is an `llm.error`; the
- * last one is rethrown as a ProviderError for the agent to fail on.
+ * One deliberation's first attempt: the provider's answer, synchronously when it can give one
+ * (`completeNow`, a scripted brain), else its promise. It throws or rejects as the provider does;
+ * the caller hands a failure to `retryModel`. The retry is not chained here: a `.then` per call
+ * would be one more promise, reaction and closure for every agent parked on its model.
  */
-export function callModel(
+export function firstAttempt(provider: Provider, request: ModelRequest): ModelResponse | Promise<ModelResponse> {
+  return provider.completeNow !== undefined ? provider.completeNow(request) : provider.complete(request);
+}
+
+/**
+ * After the first attempt failed with `thrown`: retries retryable failures with exponential
+ * backoff (or exactly the `retry-after` the provider asked for). Every failed attempt is an
+ * `llm.error`; the last one is rethrown as a ProviderError for the agent to fail on.
+ */
+export function retryModel(
   provider: Provider,
   request: ModelRequest,
   policy: Required<ModelRetryPolicy>,
   publish: Publish,
+  thrown: unknown,
   randomness: Randomness,
-): ModelResponse | Promise<ModelResponse> {
-  // The first attempt without an async frame: most calls answer, and a crowd makes many. A
-  // provider that can answer at once (`completeNow`, a scripted brain) is not made to wait.
-  let first: ModelResponse | Promise<ModelResponse>;
-  try {
-    first = provider.completeNow !== undefined ? provider.completeNow(request) : provider.complete(request);
-  } catch (thrown) {
-    return retryAfterFailure(request, policy, publish, thrown, 1, () => provider.complete(request), randomness);
-  }
-  if (!(first instanceof Promise)) return first;
-  // The retry's closure is made on failure only: a call parked on its model holds one less.
-  return first.then(undefined, (thrown: unknown) => retryAfterFailure(request, policy, publish, thrown, 1, () => provider.complete(request), randomness));
+): Promise<ModelResponse> {
+  return retryAfterFailure(request, policy, publish, thrown, 1, () => provider.complete(request), randomness);
 }
 
 /**

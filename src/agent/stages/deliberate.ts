@@ -5,7 +5,7 @@ import type { AgentConfig } from '../agent-config.js';
 import { addUsage, chargeAll, ONE_MODEL_CALL, usageSpend, type SharedVerdict } from '../budget.js';
 import { pricedUsage } from '../../llm/prices.js';
 import { withUsage } from '../estimate-usage.js';
-import { callModel } from '../call-model.js';
+import { firstAttempt, retryModel } from '../call-model.js';
 import type { ModelCallRecord } from '../run/run-record.js';
 import { NO_OUTCOME, pushTo, type RunState } from '../run/run-state.js';
 import { streamModel, type StreamedReply } from '../stream-model.js';
@@ -104,7 +104,20 @@ export function sendRequest(run: RunState, config: AgentConfig, port: StagePort)
     return;
   }
   // A provider that answers at once (a scripted brain) is parsed in this same step.
-  port.wait(callModel(provider, request, config.modelRetry, port.publisher, port), responded, modelFailed);
+  let first: ModelResponse | Promise<ModelResponse>;
+  try {
+    first = firstAttempt(provider, request);
+  } catch (thrown) {
+    return port.wait(retryModel(provider, request, config.modelRetry, port.publisher, thrown, port), responded, modelFailed);
+  }
+  port.wait(first, responded, firstAttemptFailed);
+}
+
+/** The first attempt rejected: the retries go on from here, with the request the run asked (made again, the same). */
+function firstAttemptFailed(thrown: unknown, run: RunState, config: AgentConfig, port: StagePort): undefined {
+  const request = modelRequest(run, config, port.signal);
+  port.wait(retryModel(config.provider, request, config.modelRetry, port.publisher, thrown, port), responded, modelFailed);
+  return undefined;
 }
 
 function streamedReply(streamed: StreamedReply, run: RunState, config: AgentConfig, port: StagePort): StageEvent {
