@@ -109,12 +109,14 @@ class EventBus implements Bus {
   // arguments. Made at the first subscription: many agents' own buses never have one.
   private emitter: Emitter<Channels> | undefined;
   /**
-   * Per event type, the handler lists of its channels that exist, looked up once: four map
-   * lookups an event became one. Dropped at every subscription and unsubscription (a new channel
-   * gets a new list); mitt changes the lists themselves in place, which the entries share. Made
-   * at the first delivery: most agents' own buses never deliver one.
+   * Per event type, the handler lists of its channels (`undefined` where a channel has none),
+   * looked up once: four map lookups an event became one. Dropped at every subscription and
+   * unsubscription (a new channel gets a new list); mitt changes the lists themselves in place,
+   * which the entries share. Made at the first delivery: most agents' own buses never deliver one.
    */
-  private routes: Map<string, readonly Listener[][]> | undefined;
+  private routes: Map<string, readonly (Listener[] | undefined)[]> | undefined;
+  /** Counts subscriptions and unsubscriptions: a delivery notices one made by a handler. */
+  private changes = 0;
   private subscriberCount = 0;
   private reporting = false;
 
@@ -142,19 +144,31 @@ class EventBus implements Bus {
     tap?.(event as Envelope);
     if (this.subscriberCount > 0) {
       const lists = this.routes?.get(type) ?? this.route(type);
-      for (let index = 0; index < lists.length; index++) deliver(lists[index]!, event as Envelope);
+      const changes = this.changes;
+      for (let index = 0; index < lists.length; index++) {
+        deliver(lists[index], event as Envelope);
+        // A handler subscribed or unsubscribed: the channels still to come are looked up again,
+        // as they were before routes were kept (a new channel's handlers get this event).
+        if (this.changes !== changes) {
+          this.deliverRest(type, index + 1, event as Envelope);
+          break;
+        }
+      }
     }
     return event;
   }
 
-  /** The handler lists an event of `type` goes to (its own channel's, each `prefix.*`'s, `**`'s), kept in `routes`. */
-  private route(type: string): readonly Listener[][] {
+  /** Delivers `event` to the channels of `type` from `from` on, looking each up as it comes. */
+  private deliverRest(type: string, from: number, event: Envelope): void {
     const all = this.emitter!.all;
-    const lists: Listener[][] = [];
-    for (const key of channels(type)) {
-      const handlers = all.get(key) as Listener[] | undefined;
-      if (handlers !== undefined) lists.push(handlers);
-    }
+    const keys = channels(type);
+    for (let index = from; index < keys.length; index++) deliver(all.get(keys[index]!) as Listener[] | undefined, event);
+  }
+
+  /** The handler lists an event of `type` goes to (its own channel's, each `prefix.*`'s, `**`'s), kept in `routes`. */
+  private route(type: string): readonly (Listener[] | undefined)[] {
+    const all = this.emitter!.all;
+    const lists = channels(type).map((key) => all.get(key) as Listener[] | undefined);
     const routes = (this.routes ??= new Map());
     // Like `channelsOf`: a host that makes up event types must not grow it forever.
     if (routes.size < 10_000) routes.set(type, lists);
@@ -185,10 +199,12 @@ class EventBus implements Bus {
       this.subscriberCount--;
       emitter.off(pattern, listener);
       this.routes = undefined;
+      this.changes++;
     };
     this.subscriberCount++;
     emitter.on(pattern, listener);
     this.routes = undefined;
+    this.changes++;
     return stop;
   }
 
@@ -213,8 +229,8 @@ class EventBus implements Bus {
  * one handler needs no copy, and several are copied once so that a handler unsubscribing (or
  * subscribing) during delivery changes nothing for this event.
  */
-function deliver(handlers: Listener[], event: Envelope): void {
-  if (handlers.length === 0) return;
+function deliver(handlers: Listener[] | undefined, event: Envelope): void {
+  if (handlers === undefined || handlers.length === 0) return;
   if (handlers.length === 1) {
     handlers[0]!(event);
     return;
