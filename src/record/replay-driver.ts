@@ -57,6 +57,15 @@ export class ReplayDriver {
   private readonly waits = new ReplayWaits();
   /** Ids of recorded calls' starts and of what they made: events that follow from them are the log's to make. */
   private readonly made = new Set<string>();
+  /**
+   * Replay only: the call attempts a crash cut (`callId#attempt`, see `interruptedAttempts`), and
+   * the ids of their starts (by call id) until the log's `tool.interrupted`. What such an attempt
+   * did before the crash (a world change, speech: what its start caused, but its own `tool.*`
+   * events) is in the log and is the log's to make: the replay does not run the attempt, as the
+   * resume did not. What a rerun does after the interruption is the run's again.
+   */
+  private readonly cut: ReadonlySet<string>;
+  private readonly cutStarts = new Map<string, string>();
   /** Agents with a recorded call in flight: a world or private change of theirs without a cause is the call's. */
   private readonly calling = new Map<string, number>();
   /** Agents whose model call was asked (its `llm.request` is behind) and not yet answered. */
@@ -72,6 +81,7 @@ export class ReplayDriver {
     this.liveIds = liveIds;
     this.ended = pending<void>();
     this.consumed = new Uint8Array(expected.length);
+    this.cut = mode === 'replay' ? interruptedAttempts(expected) : new Set();
     expected.forEach((event, index) => {
       if (IGNORED.has(event.type)) return;
       const key = streamOf(event);
@@ -188,6 +198,21 @@ export class ReplayDriver {
     return this.waits.reply(agent);
   }
 
+  /**
+   * Replay only: the interruption of an attempt a crash cut, once the log has made what the attempt
+   * did before the crash: at once when the log's next event is its `tool.interrupted`, else when
+   * the log reaches it. `undefined` for any other attempt: it runs.
+   */
+  interruption(call: ToolCall, attempt: number): RecordedAttempt | Promise<RecordedAttempt> | undefined {
+    if (!this.cut.has(`${call.callId}#${attempt}`)) return undefined;
+    if (this.state !== 'replaying') return INTERRUPTED;
+    this.makeOwned();
+    const at = this.findFrom(this.cursor, (event) => event.type === 'tool.interrupted' && (event.data as { callId: string }).callId === call.callId);
+    if (at === undefined || at === this.nextIndex()) return INTERRUPTED;
+    this.schedulePump();
+    return this.waits.interruption(call.callId, INTERRUPTED);
+  }
+
   /** A call attempt's outcome as the log holds it (resume only): at once when it is next, else when reached. */
   attempt(call: ToolCall, attempt: number): RecordedAttempt | Promise<RecordedAttempt> | undefined {
     if (this.mode !== 'resume') return undefined;
@@ -233,6 +258,11 @@ export class ReplayDriver {
       this.recordedStarts.add(`${callId}#${attempt}`);
       this.made.add(event.id);
       if (event.agent !== undefined) this.calling.set(event.agent, (this.calling.get(event.agent) ?? 0) + 1);
+    } else if (event.type === 'tool.started' && this.cut.size > 0) {
+      const { callId, attempt } = event.data as { callId: string; attempt: number };
+      if (this.cut.has(`${callId}#${attempt}`)) this.cutStarts.set(callId, event.id);
+    } else if (event.type === 'tool.interrupted' && this.cutStarts.size > 0) {
+      this.cutStarts.delete((event.data as { callId: string }).callId);
     }
     // What a call made follows from it; a turn it woke (`agent.triggered`) is the run's own.
     if (event.cause !== undefined && event.type !== 'agent.triggered' && this.made.has(event.cause)) this.made.add(event.id);
@@ -280,9 +310,17 @@ export class ReplayDriver {
     // A request made again for a decision still waiting: what an earlier resume did on going live.
     const approval = approvalKey(event);
     if (approval !== undefined && event.type.endsWith('.requested') && this.undecided.has(approval)) return true;
+    if (event.cause !== undefined && this.cutStarted(event.cause) && !event.type.startsWith('tool.')) return true;
     if (event.cause !== undefined) return event.type !== 'agent.triggered' && this.made.has(event.cause);
     if (event.type === 'world.changed' || event.type === 'private.changed') return event.agent === undefined || this.calling.has(event.agent);
     return HOST_MADE.has(event.type);
+  }
+
+  /** Whether `id` is the start of an attempt the crash cut, whose interruption the log has not reached. */
+  private cutStarted(id: string): boolean {
+    if (this.cutStarts.size === 0) return false;
+    for (const start of this.cutStarts.values()) if (start === id) return true;
+    return false;
   }
 
   /** Publishes (or applies) a logged event the run cannot make itself; the tap checks it like any other. */
@@ -346,4 +384,16 @@ export class ReplayDriver {
     for (let index = from; index < this.expected.length; index++) if (this.consumed[index] === 0 && test(this.expected[index]!)) return index;
     return undefined;
   }
+}
+
+/** The attempts a crash interrupted (`callId#attempt`): each `tool.interrupted` and the start before it. */
+export function interruptedAttempts(events: readonly Envelope[]): Set<string> {
+  const attempts = new Map<string, number>();
+  const interrupted = new Set<string>();
+  for (const event of events) {
+    const data = event.data as { callId?: string; attempt?: number };
+    if (event.type === 'tool.started') attempts.set(data.callId!, data.attempt!);
+    else if (event.type === 'tool.interrupted') interrupted.add(`${data.callId!}#${attempts.get(data.callId!) ?? 1}`);
+  }
+  return interrupted;
 }

@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import type { Envelope } from '../bus/events.js';
 import { sequentialIds } from '../bus/ids.js';
 import { replayTargetOf } from '../scene/create-scene.js';
 import type { SceneRecipe } from '../bus/event-data.js';
@@ -7,7 +6,6 @@ import type { ResolveModelOptions } from '../llm/resolve-model.js';
 import { ProviderError } from '../llm/provider-error.js';
 import type { Provider } from '../llm/types.js';
 import type { SceneModel, SceneResult } from '../scene/types.js';
-import { INTERRUPTED } from './replay-waits.js';
 
 import { replayable } from './log-segments.js';
 import { recordedProvider } from './recorded-provider.js';
@@ -60,12 +58,12 @@ export async function replayScene(logPath: string, options: ReplaySceneOptions):
   const read = untamperedTail(path, header, start, refuse);
   const plan = replayable(read.events, read.lines);
   const driver = new ReplayDriver('replay', plan.events, plan.lines, createRedactor({ secrets: options.redact ?? [] }), sequentialIds(`${recipe.scene}-replay`));
-  const interrupted = interruptedAttempts(plan.events);
   const log = replayOnly(path, recipe.scene, {
     ids: driver.ids,
     tap: driver.tap,
     provider: (provider) => recordedProvider(provider, driver),
-    journal: (call, attempt) => (interrupted.has(`${call.callId}#${attempt}`) ? INTERRUPTED : undefined),
+    // A call the crash cut is interrupted again, after what it did before the crash (from the log).
+    journal: (call, attempt) => driver.interruption(call, attempt),
   });
   const model = options.model ?? (await offlineModel(recipe, options.resolve));
   driver.follow();
@@ -117,18 +115,6 @@ async function offlineModel(recipe: SceneRecipe, options: ResolveModelOptions | 
     };
     return protocol === undefined ? { provider } : { provider, protocol };
   }
-}
-
-/** The attempts a crash interrupted (`callId#attempt`): each `tool.interrupted` and the start before it. */
-function interruptedAttempts(events: readonly Envelope[]): Set<string> {
-  const attempts = new Map<string, number>();
-  const interrupted = new Set<string>();
-  for (const event of events) {
-    const data = event.data as { callId?: string; attempt?: number };
-    if (event.type === 'tool.started') attempts.set(data.callId!, data.attempt!);
-    else if (event.type === 'tool.interrupted') interrupted.add(`${data.callId!}#${attempts.get(data.callId!) ?? 1}`);
-  }
-  return interrupted;
 }
 
 /** A log for a replay: it lends the scene its hooks and writes nothing (the log being compared stays as it is). */
