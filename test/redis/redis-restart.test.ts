@@ -36,12 +36,29 @@ const AGENTS = 8;
 const TICKS = 8;
 
 /** The counters scene on a coordinator and two workers; from tick 3 on, its calls wait while `hold` exists. */
-function startRun(redis: OwnRedis, name: string, ids: readonly string[], hold: string, ticks = TICKS): { coordinator: Troupe; workers: Troupe[]; all: Troupe[] } {
+/**
+ * Starts the run on two workers and waits until tick 3's calls are journaled as started and held
+ * by the hold file: the moment each test crashes Redis. The caller releases `hold`; a run that
+ * never gets there is released here.
+ */
+async function startHeldAtTick3(
+  redis: OwnRedis,
+  name: string,
+  ids: readonly string[],
+  ticks = TICKS,
+): Promise<{ coordinator: Troupe; workers: Troupe[]; all: Troupe[]; hold: ReturnType<typeof holdFile> }> {
+  const hold = holdFile();
   const workers = ids.map((id) => troupe(['worker', '--redis', redis.url, '--scene', name, '--once', '--id', id]));
-  const coordinator = troupe(['run', COUNTERS, '--redis', redis.url, '--workers', '2', '--wait-workers', '--redis-name', name, '--partitions', '4', '--seed', '2', '--ticks', String(ticks), '--npcs', String(AGENTS), '--delay-ms', '20', '--hold-file', hold, '--hold-at', '3', '--quiet']);
+  const coordinator = troupe(['run', COUNTERS, '--redis', redis.url, '--workers', '2', '--wait-workers', '--redis-name', name, '--partitions', '4', '--seed', '2', '--ticks', String(ticks), '--npcs', String(AGENTS), '--delay-ms', '20', '--hold-file', hold.path, '--hold-at', '3', '--quiet']);
   const all = [coordinator, ...workers];
   started.push(...all);
-  return { coordinator, workers, all };
+  try {
+    await eventually(() => callsStarted(redis, name, 3), 'the calls of tick 3 to start');
+  } catch (error) {
+    hold.release();
+    throw error;
+  }
+  return { coordinator, workers, all, hold };
 }
 
 /** Every agent's call of tick `tick` is journaled as started: the tick is in flight, its calls held (a tick not held may pass unseen). */
@@ -91,11 +108,9 @@ describe.runIf(aof !== undefined)('a Redis restart under a run across workers', 
   it('with appendonly yes and appendfsync always: every process reconnects, and the run ends as it would in one process', async () => {
     const redis = aof!;
     const name = 'restart-aof';
-    const hold = holdFile();
-    const { coordinator, workers, all } = startRun(redis, name, ['a1', 'a2'], hold.path);
+    // Tick 3's calls are journaled as started and wait: the crash comes in the middle of the tick.
+    const { coordinator, workers, all, hold } = await startHeldAtTick3(redis, name, ['a1', 'a2']);
     try {
-      // Tick 3's calls are journaled as started and wait: the crash comes in the middle of the tick.
-      await eventually(() => callsStarted(redis, name, 3), 'the calls of tick 3 to start');
       await crashAndRestart(redis);
       await eventually(async () => all.every((process) => /connected to Redis at \S+ again/.test(process.stderr())), 'every process to reconnect');
     } finally {
@@ -122,10 +137,8 @@ describe.runIf(aof !== undefined)('a Redis restart under a run across workers', 
   it('without persistence: the run\'s keys are gone, and every process stops saying so in one line, writing nothing', async () => {
     const redis = bare!;
     const name = 'restart-bare';
-    const hold = holdFile();
-    const { coordinator, workers, all } = startRun(redis, name, ['b1', 'b2'], hold.path);
+    const { coordinator, workers, all, hold } = await startHeldAtTick3(redis, name, ['b1', 'b2']);
     try {
-      await eventually(() => callsStarted(redis, name, 3), 'the calls of tick 3 to start');
       await crashAndRestart(redis);
       expect(await redis.admin.exists(`troupe:${name}:run`)).toBe(0);
     } finally {
@@ -141,11 +154,9 @@ describe.runIf(aof !== undefined)('a Redis restart under a run across workers', 
   it('with snapshots only: Redis comes back as of its last snapshot, two ticks back, and every process stops naming what went back', async () => {
     const redis = rdb!;
     const name = 'restart-rdb';
-    const hold = holdFile();
-    const { coordinator, workers } = startRun(redis, name, ['r1', 'r2'], hold.path, 12);
+    // The snapshot while tick 3 is held; the crash once tick 5 has begun, its calls held again so that the run is still going.
+    const { coordinator, workers, hold } = await startHeldAtTick3(redis, name, ['r1', 'r2'], 12);
     try {
-      // The snapshot while tick 3 is held; the crash once tick 5 has begun, its calls held again so that the run is still going.
-      await eventually(() => callsStarted(redis, name, 3), 'the calls of tick 3 to start');
       expect(await redis.admin.save()).toBe('OK');
       hold.release();
       await eventually(() => ticked(redis, name, 5), 'tick 5', 30_000, 5);
