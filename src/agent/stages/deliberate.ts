@@ -108,12 +108,13 @@ export function sendRequest(run: RunState, config: AgentConfig, port: StagePort)
   try {
     first = firstAttempt(provider, request);
   } catch (thrown) {
-    return port.wait(retryModel(provider, request, config.modelRetry, port.publisher, thrown, port), responded, modelFailed);
+    firstAttemptFailed(thrown, run, config, port);
+    return;
   }
   port.wait(first, responded, firstAttemptFailed);
 }
 
-/** The first attempt rejected: the retries go on from here, with the request the run asked (made again, the same). */
+/** The first attempt threw or rejected: the retries go on from here, with the request the run asked (made again, the same). */
 function firstAttemptFailed(thrown: unknown, run: RunState, config: AgentConfig, port: StagePort): undefined {
   const request = modelRequest(run, config, port.signal);
   port.wait(retryModel(config.provider, request, config.modelRetry, port.publisher, thrown, port), responded, modelFailed);
