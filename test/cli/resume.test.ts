@@ -108,7 +108,10 @@ describe('troupe resume', () => {
     const lines = readFileSync(edited, 'utf8').split('\n');
     // After the newest checkpoint: the lines a resume reads (and checks) are those it replays.
     const at = lines.findLastIndex((line) => line.includes('"type":"tool.completed"'));
-    lines[at] = lines[at]!.replace('"posted":', '"posted":1');
+    // Every completion holds a duration (the last may be a stamp's or a peek's, with no amount posted).
+    const untouched = lines[at]!;
+    lines[at] = untouched.replace('"durationMs":', '"durationMs":1');
+    expect(lines[at]).not.toBe(untouched);
     writeFileSync(edited, lines.join('\n'));
     expect(await inProcess(['resume', edited], other)).toMatchObject({ code: 1, err: expect.stringContaining(`line ${at + 1} does not match its checksum: the log was changed by hand`) });
     expect(readFileSync(log, 'utf8')).toBe(before);
