@@ -60,15 +60,20 @@ function dice(seed: number): () => number {
 }
 
 type Effect = { kind: string; callId: string; value: string };
+/**
+ * One effect a line: `post <callId> <amount>` or `stamp <callId> <form>`. A kill can cut a tool's
+ * write short where it crosses a page boundary (Linux stops a write between pages for SIGKILL),
+ * and the next process appends its own effect to the torn one: only the whole record at the
+ * line's end counts. The call the kill cut is one the log ends as interrupted.
+ */
+const EFFECT = /(post|stamp) (clerk-\d+\/[\d.]+) (\d+)$/;
 const effectsOf = (file: string): Effect[] =>
   existsSync(file)
     ? readFileSync(file, 'utf8')
-        .trim()
         .split('\n')
-        .filter((line) => line !== '')
-        .map((line) => {
-          const [kind, callId, value] = line.split(' ');
-          return { kind: kind!, callId: callId!, value: value! };
+        .flatMap((line) => {
+          const record = EFFECT.exec(line);
+          return record === null ? [] : [{ kind: record[1]!, callId: record[2]!, value: record[3]! }];
         })
     : [];
 const ofType = <T extends Envelope['type']>(events: readonly Envelope[], type: T) => events.filter((event) => event.type === type) as unknown as Envelope<T>[];
