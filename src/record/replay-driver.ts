@@ -187,9 +187,10 @@ export class ReplayDriver {
    * the log's next event, else when the run reaches it. `undefined`: the log holds none (ask the model).
    */
   reply(agent: string): ModelResponse | Promise<ModelResponse> | undefined {
-    if (this.state !== 'replaying') return undefined;
     // What the model streamed comes first, now: a reply that came at once comes at once again.
+    // The log used up (before, or by making that), the model is asked.
     this.makeOwned();
+    if (this.state !== 'replaying') return undefined;
     const at = this.findFrom(this.cursor, (event) => event.agent === agent && (event.type === 'llm.response' || event.type === 'llm.error'));
     // Asked, but the log ends before the answer: ask the model once the log is used up.
     if (at === undefined) return this.waits.reply(agent);
@@ -218,14 +219,12 @@ export class ReplayDriver {
     if (this.mode !== 'resume') return undefined;
     // A call the log never saw start is new: it runs.
     if (!this.recordedStarts.has(`${call.callId}#${attempt}`)) return undefined;
-    // Its start was the log's last event (the run went on live as it matched): it never ended.
-    if (this.state !== 'replaying') return INTERRUPTED;
-    // What the call did comes first, now: a call that ended at once ends at once again.
+    // What the call did comes first, now: a call that ended at once ends at once again. The log
+    // used up (at its start, or by making what it did), the attempt never ended: a crash cut it.
     this.makeOwned();
-    const ends = (event: Envelope): boolean =>
-      (event.type === 'tool.completed' || event.type === 'tool.failed') &&
-      (event.data as { callId: string; attempt: number }).callId === call.callId &&
-      (event.data as { attempt: number }).attempt === attempt;
+    if (this.state !== 'replaying') return INTERRUPTED;
+    const ends = (event: Envelope, data = event.data as { callId: string; attempt: number }): boolean =>
+      (event.type === 'tool.completed' || event.type === 'tool.failed') && data.callId === call.callId && data.attempt === attempt;
     const at = this.findFrom(this.cursor, ends);
     // An earlier resume found this attempt interrupted (and may have recorded how that ended):
     // the run says so again when the log does, and the recorded end holds.

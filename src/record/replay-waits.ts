@@ -26,6 +26,8 @@ export class ReplayWaits {
   private readonly interruptions = new Map<string, { waiting: Pending<RecordedAttempt>; outcome: RecordedAttempt }>();
   /** Calls whose outcome the log holds, waiting for their turn: `callId#attempt` → the outcome. */
   private readonly outcomes = new Map<string, Pending<RecordedAttempt>>();
+  /** The run went on live: nothing the log holds is left to wait for. */
+  private released = false;
 
   /** Whether `agent`'s model call waits for its answer from the log. */
   awaitsReply(agent: string): boolean {
@@ -33,6 +35,7 @@ export class ReplayWaits {
   }
 
   reply(agent: string): Promise<ModelResponse> {
+    if (this.released) return Promise.reject(new LiveAgain(agent));
     const waiting = pending<ModelResponse>();
     this.replies.set(agent, waiting);
     return waiting.promise;
@@ -40,6 +43,7 @@ export class ReplayWaits {
 
   /** Waits for the log's `tool.interrupted` of `callId`, then hands over `outcome`. */
   interruption(callId: string, outcome: RecordedAttempt): Promise<RecordedAttempt> {
+    if (this.released) return Promise.resolve(outcome);
     const waiting = pending<RecordedAttempt>();
     this.interruptions.set(callId, { waiting, outcome });
     return waiting.promise;
@@ -47,6 +51,7 @@ export class ReplayWaits {
 
   /** Waits for the log's end of call attempt `key` (`callId#attempt`). */
   outcome(key: string): Promise<RecordedAttempt> {
+    if (this.released) return Promise.resolve(INTERRUPTED);
     const waiting = pending<RecordedAttempt>();
     this.outcomes.set(key, waiting);
     return waiting.promise;
@@ -82,9 +87,10 @@ export class ReplayWaits {
 
   /**
    * The log is used up: model calls ask the model, calls still waiting for an end count as
-   * interrupted, and recorded interruptions hold.
+   * interrupted, and recorded interruptions hold; so for anything that asks to wait from now on.
    */
   release(): void {
+    this.released = true;
     for (const [agent, waiting] of this.replies) waiting.reject(new LiveAgain(agent));
     this.replies.clear();
     for (const waiting of this.outcomes.values()) waiting.resolve(INTERRUPTED);

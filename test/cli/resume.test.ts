@@ -79,6 +79,29 @@ describe('troupe resume', () => {
     expect(await inProcess(['replay', log], scenes)).toMatchObject({ code: 0, out: expect.stringMatching(/^replayed \d+ events of .*killed\.jsonl: identical\n$/) });
   }, 60_000);
 
+  it('ends the calls a crash cut as interrupted at once when a change one of them made is the last logged event', async () => {
+    const scenes = ownScenes();
+    const full = join(work, 'whole.jsonl');
+    expect((await inProcess(['run', 'ledger', '--seed', '3', '--log', full, '--effects', join(work, 'whole.txt'), '--quiet'], scenes)).code).toBe(0);
+    // Cut after the first change a post made: the posts the other clerks started are in flight.
+    const lines = readFileSync(full, 'utf8').split('\n');
+    const at = lines.findIndex((line) => line.includes('"type":"world.changed"'));
+    const log = join(work, 'cut-at-change.jsonl');
+    writeFileSync(log, `${lines.slice(0, at + 1).join('\n')}\n`);
+    const inFlight = readLog(log)
+      .events.filter((event) => event.type === 'tool.started')
+      .map((event) => (event.data as { callId: string }).callId);
+    expect(inFlight.length).toBeGreaterThan(1);
+
+    expect((await inProcess(['resume', log], scenes)).code).toBe(0);
+    const events = readLog(log).events;
+    // Not left waiting for an end the log never holds until the tool's timeout fails them.
+    expect(events.filter((event) => event.type === 'tool.failed' && (event.data as { error: { kind: string } }).error.kind === 'timeout')).toEqual([]);
+    const interrupted = events.filter((event) => event.type === 'tool.interrupted').map((event) => (event.data as { callId: string }).callId);
+    expect(interrupted.sort()).toEqual(inFlight.sort());
+    expect(await inProcess(['replay', log], scenes)).toMatchObject({ code: 0, out: expect.stringMatching(/: identical\n$/) });
+  }, 60_000);
+
   it('refuses --log onto a log that holds a run, naming troupe resume; and a finished run has nothing to resume', async () => {
     const scenes = ownScenes();
     const log = join(work, 'finished.jsonl');
