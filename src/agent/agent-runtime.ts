@@ -249,6 +249,10 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
     return this.handles!.aborted;
   }
 
+  get abortFlag(): { readonly aborted: boolean } {
+    return this.handles!;
+  }
+
   now(): number {
     return this.config.bus.clock();
   }

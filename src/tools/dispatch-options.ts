@@ -28,6 +28,11 @@ export type CallEntry = { call: ToolCall; tool: Tool };
 export type DispatchOptions = {
   /** Agent abort or scene stop. */
   signal: AbortSignal;
+  /**
+   * A flag that turns true whenever `signal` aborts, kept by whoever aborts it (an agent's run):
+   * read instead of `signal.aborted`, whose getter checks its receiver, between every two calls.
+   */
+  abortFlag?: { readonly aborted: boolean };
   agent: string;
   scene?: string;
   publish: Publish;

@@ -28,6 +28,7 @@ export function runCalls(run: RunState, config: AgentConfig, port: StagePort, ru
   const { limiter, toolLimiters } = port.limiters();
   const options: DispatchOptions = {
     signal: port.signal,
+    abortFlag: port.abortFlag,
     agent: config.name,
     publish: port.publisher,
     limiter,

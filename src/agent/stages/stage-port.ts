@@ -44,6 +44,8 @@ export type StagePort = {
   readonly signal: AbortSignal;
   /** Whether the current run was aborted: `signal.aborted`, without reading the signal (see `RunHandles`). */
   readonly aborted: boolean;
+  /** The current run's `aborted` as a flag that stays with that run, for work that may outlive it. */
+  readonly abortFlag: { readonly aborted: boolean };
   /** The bus clock: event times and durations. */
   now(): number;
   /** The agent's seeded generator: uniform in [0, 1). The port itself is handed on as a source of randomness. */
