@@ -212,11 +212,11 @@ async function* streamTurn(pending: Promise<ScriptedReply>, request: ModelReques
 
 /**
  * The model response a scripted turn stands for (a turn's `error` throws its ProviderError).
- * Usage is the turn's own, or estimated at four characters a token unless `estimate` is false.
+ * Usage is the turn's own, or estimated at four characters a token from `request` (none without one).
  */
-export function scriptedResponse(turn: ScriptedReply, request: ModelRequest, estimate = true): ModelResponse {
+export function scriptedResponse(turn: ScriptedReply, request: ModelRequest | undefined): ModelResponse {
   if (typeof turn === 'string') {
-    return estimate ? { text: turn, finishReason: 'stop', usage: estimateUsage(request, turn) } : { text: turn, finishReason: 'stop' };
+    return request !== undefined ? { text: turn, finishReason: 'stop', usage: estimateUsage(request, turn) } : { text: turn, finishReason: 'stop' };
   }
   if (turn.error !== undefined) {
     const { kind, message, retryable, retryAfterMs } = turn.error;
@@ -230,7 +230,7 @@ export function scriptedResponse(turn: ScriptedReply, request: ModelRequest, est
     text,
     finishReason: turn.finishReason ?? (turn.toolCalls?.length ? 'tool_calls' : 'stop'),
   };
-  const usage = turn.usage ?? (estimate ? estimateUsage(request, text) : undefined);
+  const usage = turn.usage ?? (request !== undefined ? estimateUsage(request, text) : undefined);
   if (usage !== undefined) response.usage = usage;
   if (turn.toolCalls !== undefined) response.toolCalls = turn.toolCalls;
   if (turn.stopSequence !== undefined) response.stopSequence = turn.stopSequence;

@@ -19,7 +19,8 @@ export function brainProvider(brain: Brain, perceive: (request: ModelRequest) =>
     } catch (error) {
       throw error instanceof ProviderError ? error : new ProviderError('script', `brain of "${request.agent}" threw: ${errorMessage(error)}`, { cause: error });
     }
-    return turn instanceof Promise ? turn.then((value) => responseTo(value, request)) : responseTo(turn, request);
+    // No closure over the request: one object less held for every agent waiting on its brain.
+    return turn instanceof Promise ? turn.then(responseTo) : responseTo(turn);
   };
   return {
     name,
@@ -41,7 +42,7 @@ export function brainProvider(brain: Brain, perceive: (request: ModelRequest) =>
 
 const PASSED: ModelResponse = Object.freeze({ text: '', finishReason: 'stop', passed: true });
 
-/** A brain's turn as a response; `null` or `undefined` is a pass. */
-function responseTo(turn: ScriptedReply | null | undefined, request: ModelRequest): ModelResponse {
-  return turn === null || turn === undefined ? PASSED : scriptedResponse(turn, request, false);
+/** A brain's turn as a response (its usage is not estimated); `null` or `undefined` is a pass. */
+function responseTo(turn: ScriptedReply | null | undefined): ModelResponse {
+  return turn === null || turn === undefined ? PASSED : scriptedResponse(turn, undefined);
 }
