@@ -321,12 +321,13 @@ class SceneRuntime implements Scene {
       member.busy = false;
       return done();
     }
-    takeTurn(this, member, tick, (ended) => {
-      this.turnCount++;
-      if (ended === 'error') this.failures++;
-      outcomes[ended] = (outcomes[ended] ?? 0) + 1;
-      done();
-    });
+    takeTurn(this, member, tick, outcomes, done);
+  }
+
+  /** Counts a turn that ended. */
+  turnEnded(ended: RunReason): void {
+    this.turnCount++;
+    if (ended === 'error') this.failures++;
   }
 
   private heardBy(member: SceneMember) {

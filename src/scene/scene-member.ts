@@ -1,4 +1,4 @@
-import type { PendingObservation } from '../agent/agent-options.js';
+import type { PendingObservation, RunResult } from '../agent/agent-options.js';
 import type { AgentRuntime } from '../agent/agent-runtime.js';
 import type { Envelope, Pattern, RunReason, TriggerReason } from '../bus/events.js';
 import type { ModelRequest, Usage } from '../llm/types.js';
@@ -74,6 +74,11 @@ export class SceneMember implements SceneAgent {
   /** What the turn in flight perceives as heard and seen. */
   turnHeard: readonly Heard[] = NO_SPEECH;
   turnEvents: readonly Envelope[] = NO_EVENTS;
+  /** Where the turn in flight is counted, and what frees its slot: kept here, not in a closure per turn. */
+  turnOutcomes: Partial<Record<RunReason, number>> | undefined = undefined;
+  turnDone: (() => void) | undefined = undefined;
+  /** What its runs call back with their result: made at its first turn, then the same every turn. */
+  ranTurn: ((result: RunResult) => void) | undefined = undefined;
   private events: Envelope[] | undefined = undefined;
 
   constructor(init: {
