@@ -17,7 +17,7 @@ import { startedData, type RunInput } from './run/run-input.js';
 import { streamRun, type AgentStream, type AgentStreamOptions } from './stream/agent-stream.js';
 import { abortRun, followSignal, type RunHandles } from './run/run-handles.js';
 import { runResult } from './run/run-result.js';
-import { newRunState, type RunState } from './run/run-state.js';
+import { newRunState, releaseRun, type RunState } from './run/run-state.js';
 import { MachineActor, type MachineStepper } from './machine-actor.js';
 import { EVENTS, STATE_CHANGES } from './machine-events.js';
 import { continueRun } from './stages/continue-run.js';
@@ -295,9 +295,15 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
     const compacting = this.config.memory === undefined ? undefined : commitRun(this.config.memory, run, this.memoryHost());
     this.publish('agent.finished', data, run.cause);
     // An async compaction policy (a summarizing model) finishes before the run resolves.
-    if (compacting === undefined) return handles.resolve(result);
+    if (compacting === undefined) {
+      handles.resolve(result);
+      return releaseRun(run);
+    }
     // Resolves whatever became of the compaction: a policy or counter that throws must not hang run().
-    const resolve = (): void => handles.resolve(result);
+    const resolve = (): void => {
+      handles.resolve(result);
+      releaseRun(run);
+    };
     compacting.then(resolve, (error: unknown) => {
       this.config.logger.error({ agent: this.name, err: error }, 'memory compaction failed');
       resolve();
