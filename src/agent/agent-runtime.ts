@@ -15,7 +15,7 @@ import { readSnapshot, writeSnapshot, type AgentSnapshot } from './run/agent-sna
 import { openingMessages } from './run/opening-messages.js';
 import { startedData, type RunInput } from './run/run-input.js';
 import { streamRun, type AgentStream, type AgentStreamOptions } from './stream/agent-stream.js';
-import { abortRun, followSignal, type RunHandles } from './run/run-handles.js';
+import { abortRun, followSignal, type RunDone, type RunHandles } from './run/run-handles.js';
 import { runResult } from './run/run-result.js';
 import { newRunState, releaseRun, type RunState } from './run/run-state.js';
 import { MachineActor, type MachineStepper } from './machine-actor.js';
@@ -88,12 +88,13 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
   }
 
   /**
-   * `run` with a callback: `done` is called once with the result, synchronously when the whole run
-   * could finish at once (a scripted brain whose tools all answered at once). Scenes use it to run
-   * a tick of such turns without a hop through the microtask queue per turn. Throws the host
-   * errors `run` rejects with.
+   * `run` with a callback: `done` is called once with the result and the agent's name,
+   * synchronously when the whole run could finish at once (a scripted brain whose tools all
+   * answered at once). Scenes use it to run a tick of such turns without a hop through the
+   * microtask queue per turn, with one callback for all their agents. Throws the host errors
+   * `run` rejects with.
    */
-  runWith(input: RunInput, options: RunOptions, done: (result: RunResult) => void): void {
+  runWith(input: RunInput, options: RunOptions, done: RunDone): void {
     this.assertFree('run');
     const messages = openingMessages(this.config, input, options);
     this.config.memory?.begin(messages);
@@ -296,12 +297,12 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
     this.publish('agent.finished', data, run.cause);
     // An async compaction policy (a summarizing model) finishes before the run resolves.
     if (compacting === undefined) {
-      handles.resolve(result);
+      handles.resolve(result, this.name);
       return releaseRun(run);
     }
     // Resolves whatever became of the compaction: a policy or counter that throws must not hang run().
     const resolve = (): void => {
-      handles.resolve(result);
+      handles.resolve(result, this.name);
       releaseRun(run);
     };
     compacting.then(resolve, (error: unknown) => {
@@ -322,7 +323,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
   }
 
   /** Makes `run` the current run, with a signal that the caller's `signal` aborts. */
-  private begin(run: RunState, resolve: (result: RunResult) => void, external: AbortSignal | undefined): void {
+  private begin(run: RunState, resolve: RunDone, external: AbortSignal | undefined): void {
     const controller = this.spare ?? new AbortController();
     this.spare = undefined;
     const handles: RunHandles = { controller, resolve, detach: undefined, aborted: false };

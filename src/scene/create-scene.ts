@@ -9,7 +9,7 @@ import { createSessionLog, type SessionLog } from '../record/session-log.js';
 import type { ReplayTarget } from '../record/replay-driver.js';
 import { Cast } from './cast.js';
 import { frozenJson } from './json-value.js';
-import { takeTurn } from './take-turn.js';
+import { ranTurn, takeTurn, type TurnStage } from './take-turn.js';
 import { createPacer, type Pacer } from './pacer.js';
 import { runStepped } from './run-stepped.js';
 import { inWindow, limitedTask, type SceneClock } from './scene-clock.js';
@@ -79,6 +79,7 @@ class SceneRuntime implements Scene {
   rotation = 0;
   turnCount = 0;
   failures = 0;
+  readonly ranTurn: TurnStage['ranTurn'] = (result, agent) => ranTurn(this, this.members.get(agent)!, result);
   hasStarted = false;
   /** `performance.now()` at start, for the result's wall time. */
   startedAt: number | undefined;

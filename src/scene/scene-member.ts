@@ -1,4 +1,4 @@
-import type { PendingObservation, RunResult } from '../agent/agent-options.js';
+import type { PendingObservation } from '../agent/agent-options.js';
 import type { AgentRuntime } from '../agent/agent-runtime.js';
 import type { Envelope, Pattern, RunReason, TriggerReason } from '../bus/events.js';
 import type { ModelRequest, Usage } from '../llm/types.js';
@@ -77,8 +77,6 @@ export class SceneMember implements SceneAgent {
   /** Where the turn in flight is counted, and what frees its slot: kept here, not in a closure per turn. */
   turnOutcomes: Partial<Record<RunReason, number>> | undefined = undefined;
   turnDone: (() => void) | undefined = undefined;
-  /** What its runs call back with their result: made at its first turn, then the same every turn. */
-  ranTurn: ((result: RunResult) => void) | undefined = undefined;
   private events: Envelope[] | undefined = undefined;
 
   constructor(init: {

@@ -14,6 +14,8 @@ export type TurnStage = {
   readonly bus: Bus;
   readonly world: WorldReader;
   readonly logger: Logger;
+  /** The callback of every member's runs: the scene's one function, which finds the member by name. */
+  readonly ranTurn: (result: RunResult, agent: string) => void;
   turnEnded(ended: RunReason): void;
 };
 
@@ -27,8 +29,9 @@ const NO_IMAGES: readonly never[] = Object.freeze([]);
  * once — counts how in `outcomes`, tells `stage.turnEnded` and calls `done`. Never throws, so one
  * agent's failure (a brain that throws, a provider that fails, a closed agent) never stops the others.
  *
- * No closure is made per turn (the member keeps what its end needs): a round may hold a million
- * turns in flight, and whatever each holds is copied by every minor collection it lives through.
+ * No closure is made per turn, nor kept per member: the member keeps what its end needs, and the
+ * scene's one callback finds it. A round may hold a million turns in flight, and whatever each
+ * holds is copied by every minor collection it lives through.
  */
 export function takeTurn(stage: TurnStage, member: SceneMember, tick: number, outcomes: Partial<Record<RunReason, number>>, done: () => void): void {
   member.turnOutcomes = outcomes;
@@ -45,7 +48,7 @@ export function takeTurn(stage: TurnStage, member: SceneMember, tick: number, ou
     // the observation's text but no image bytes, so a member with memory gets them here too.
     const images = member.scripted || member.lastObservation === undefined ? NO_IMAGES : member.lastObservation.calls.flatMap(callImages);
     const options = images.length > 0 ? { rounds: member.rounds, cause: triggered.id, images } : { rounds: member.rounds, cause: triggered.id };
-    member.runtime.runWith(input, options, (member.ranTurn ??= ranTurn(stage, member)));
+    member.runtime.runWith(input, options, stage.ranTurn);
   } catch (error) {
     // A host error (the agent was closed, or run by the host at the same time).
     stage.logger.error({ agent: member.name, err: error }, 'scene turn failed');
@@ -53,12 +56,10 @@ export function takeTurn(stage: TurnStage, member: SceneMember, tick: number, ou
   }
 }
 
-/** The callback of a member's runs (made apart from `takeTurn`, whose calls then make no context). */
-function ranTurn(stage: TurnStage, member: SceneMember): (result: RunResult) => void {
-  return (result) => {
-    member.spend(result.usage);
-    endTurn(stage, member, result.reason, result.observation);
-  };
+/** A member's run ended: what `stage.ranTurn` does once it has found the member. */
+export function ranTurn(stage: TurnStage, member: SceneMember, result: RunResult): void {
+  member.spend(result.usage);
+  endTurn(stage, member, result.reason, result.observation);
 }
 
 function endTurn(stage: TurnStage, member: SceneMember, ended: RunReason, observation: SceneMember['lastObservation']): void {

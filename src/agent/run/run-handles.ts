@@ -8,7 +8,10 @@ import type { RunState } from './run-state.js';
  * getter that checks its receiver, on an object of a shape of its own per signal, which a profile
  * of the crowd put at 1 % of a step.
  */
-export type RunHandles = { controller: AbortController; resolve: (result: RunResult) => void; detach: (() => void) | undefined; aborted: boolean };
+export type RunHandles = { controller: AbortController; resolve: RunDone; detach: (() => void) | undefined; aborted: boolean };
+
+/** Whom a run tells how it ended; `agent` is the agent's name, so that one callback can serve many agents. */
+export type RunDone = (result: RunResult, agent: string) => void;
 
 /** Aborts the run's controller, noting it in `handles`. */
 export function abortRun(handles: RunHandles, reason?: unknown): void {
