@@ -9,7 +9,7 @@ import type { Agent, PendingApproval, PendingResultApproval, ResumeOptions, RunO
 import { approvalControls } from './approval-controls.js';
 import { lazyLimit } from './lazy-limit.js';
 import { commitRun, type AgentMemory, type MemoryHost } from './memory/agent-memory.js';
-import { reusable } from './run/reusable-controller.js';
+import { handOn, takeController } from './run/reusable-controller.js';
 import { SeededRandom } from './run/seeded-random.js';
 import { readSnapshot, writeSnapshot, type AgentSnapshot } from './run/agent-snapshot.js';
 import { openingMessages } from './run/opening-messages.js';
@@ -43,9 +43,6 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
   private boundPublish: Publish | undefined;
   private ownLimiters: ReturnType<StagePort['limiters']> | undefined;
   private generator: SeededRandom | undefined;
-  /** A finished run's controller, kept for the next run (see `reusable`). */
-  private spare: AbortController | undefined;
-  private reuses = 0;
 
   constructor(config: AgentConfig, machine: MachineStepper) {
     super(machine);
@@ -286,7 +283,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
     run.finished = true;
     const handles = this.handles!;
     handles.detach?.();
-    if (reusable(handles.controller, handles.aborted, ++this.reuses)) this.spare = handles.controller;
+    handOn(handles.controller, handles.aborted);
     if (this.current === run) {
       this.current = undefined;
       this.handles = undefined;
@@ -324,8 +321,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
 
   /** Makes `run` the current run, with a signal that the caller's `signal` aborts. */
   private begin(run: RunState, resolve: RunDone, external: AbortSignal | undefined): void {
-    const controller = this.spare ?? new AbortController();
-    this.spare = undefined;
+    const controller = takeController();
     const handles: RunHandles = { controller, resolve, detach: undefined, aborted: false };
     this.current = run;
     this.handles = handles;
