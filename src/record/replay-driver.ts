@@ -59,7 +59,7 @@ export class ReplayDriver {
   private readonly made = new Set<string>();
   /**
    * Replay only: the call attempts a crash cut (`callId#attempt`, see `interruptedAttempts`), and
-   * the ids of their starts (by call id) until the log's `tool.interrupted`. What such an attempt
+   * the ids of their starts (each with its call id) until the log's `tool.interrupted`. What such an attempt
    * did before the crash (a world change, speech: what its start caused, but its own `tool.*`
    * events) is in the log and is the log's to make: the replay does not run the attempt, as the
    * resume did not. What a rerun does after the interruption is the run's again.
@@ -206,8 +206,8 @@ export class ReplayDriver {
    */
   interruption(call: ToolCall, attempt: number): RecordedAttempt | Promise<RecordedAttempt> | undefined {
     if (!this.cut.has(`${call.callId}#${attempt}`)) return undefined;
-    if (this.state !== 'replaying') return INTERRUPTED;
     this.makeOwned();
+    if (this.state !== 'replaying') return INTERRUPTED;
     const at = this.findFrom(this.cursor, (event) => event.type === 'tool.interrupted' && (event.data as { callId: string }).callId === call.callId);
     if (at === undefined || at === this.nextIndex()) return INTERRUPTED;
     this.schedulePump();
@@ -259,9 +259,11 @@ export class ReplayDriver {
       if (event.agent !== undefined) this.calling.set(event.agent, (this.calling.get(event.agent) ?? 0) + 1);
     } else if (event.type === 'tool.started' && this.cut.size > 0) {
       const { callId, attempt } = event.data as { callId: string; attempt: number };
-      if (this.cut.has(`${callId}#${attempt}`)) this.cutStarts.set(callId, event.id);
+      if (this.cut.has(`${callId}#${attempt}`)) this.cutStarts.set(event.id, callId);
     } else if (event.type === 'tool.interrupted' && this.cutStarts.size > 0) {
-      this.cutStarts.delete((event.data as { callId: string }).callId);
+      // Rare (once per cut attempt), so the map is keyed for `owned`, which asks of every event.
+      const { callId } = event.data as { callId: string };
+      for (const [start, cut] of this.cutStarts) if (cut === callId) this.cutStarts.delete(start);
     }
     // What a call made follows from it; a turn it woke (`agent.triggered`) is the run's own.
     if (event.cause !== undefined && event.type !== 'agent.triggered' && this.made.has(event.cause)) this.made.add(event.id);
@@ -309,17 +311,10 @@ export class ReplayDriver {
     // A request made again for a decision still waiting: what an earlier resume did on going live.
     const approval = approvalKey(event);
     if (approval !== undefined && event.type.endsWith('.requested') && this.undecided.has(approval)) return true;
-    if (event.cause !== undefined && this.cutStarted(event.cause) && !event.type.startsWith('tool.')) return true;
+    if (event.cause !== undefined && this.cutStarts.has(event.cause) && !event.type.startsWith('tool.')) return true;
     if (event.cause !== undefined) return event.type !== 'agent.triggered' && this.made.has(event.cause);
     if (event.type === 'world.changed' || event.type === 'private.changed') return event.agent === undefined || this.calling.has(event.agent);
     return HOST_MADE.has(event.type);
-  }
-
-  /** Whether `id` is the start of an attempt the crash cut, whose interruption the log has not reached. */
-  private cutStarted(id: string): boolean {
-    if (this.cutStarts.size === 0) return false;
-    for (const start of this.cutStarts.values()) if (start === id) return true;
-    return false;
   }
 
   /** Publishes (or applies) a logged event the run cannot make itself; the tap checks it like any other. */
