@@ -18,7 +18,7 @@ let handedOn = 0;
  * signal, hands its controller on. `aborted`: whether the run aborted it (`RunHandles`);
  * `reuses` counts the controllers handed on so far.
  */
-export function reusable(controller: AbortController, aborted: boolean, reuses: number): boolean {
+function reusable(controller: AbortController, aborted: boolean, reuses: number): boolean {
   if (aborted) return false;
   return reuses % LISTENER_CHECK_EVERY !== 0 || getEventListeners(controller.signal, 'abort').length === 0;
 }
