@@ -9,13 +9,12 @@ import type { Agent, PendingApproval, PendingResultApproval, ResumeOptions, RunO
 import { approvalControls } from './approval-controls.js';
 import { lazyLimit } from './lazy-limit.js';
 import { commitRun, type AgentMemory, type MemoryHost } from './memory/agent-memory.js';
-import { handOn, takeController } from './run/reusable-controller.js';
 import { SeededRandom } from './run/seeded-random.js';
 import { readSnapshot, writeSnapshot, type AgentSnapshot } from './run/agent-snapshot.js';
 import { openingMessages } from './run/opening-messages.js';
 import { startedData, type RunInput } from './run/run-input.js';
 import { streamRun, type AgentStream, type AgentStreamOptions } from './stream/agent-stream.js';
-import { abortRun, followSignal, type RunDone, type RunHandles } from './run/run-handles.js';
+import { followSignal, RunHandles, type RunDone } from './run/run-handles.js';
 import { runResult } from './run/run-result.js';
 import { newRunState, releaseRun, type RunState } from './run/run-state.js';
 import { MachineActor, type MachineStepper } from './machine-actor.js';
@@ -138,7 +137,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
     const handles = this.handles;
     if (run === undefined || handles === undefined || run.finished || handles.aborted) return;
     run.error = reason;
-    abortRun(handles, new DOMException(reason, 'AbortError'));
+    handles.abort(new DOMException(reason, 'AbortError'));
     // A dispatch in flight settles promptly on abort (its signals fire), and reports its calls
     // first. Anywhere else the run ends right after the caller returns: when the caller is a bus
     // subscriber, the event it is handling reaches every subscriber before `agent.finished`.
@@ -240,14 +239,14 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
   }
 
   get signal(): AbortSignal {
-    return this.handles!.controller.signal;
+    return this.handles!.signal();
   }
 
   get aborted(): boolean {
     return this.handles!.aborted;
   }
 
-  get abortFlag(): { readonly aborted: boolean } {
+  get abortFlag(): RunHandles {
     return this.handles!;
   }
 
@@ -282,8 +281,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
     if (run.finished) return;
     run.finished = true;
     const handles = this.handles!;
-    handles.detach?.();
-    handOn(handles.controller, handles.aborted);
+    handles.release();
     if (this.current === run) {
       this.current = undefined;
       this.handles = undefined;
@@ -321,8 +319,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
 
   /** Makes `run` the current run, with a signal that the caller's `signal` aborts. */
   private begin(run: RunState, resolve: RunDone, external: AbortSignal | undefined): void {
-    const controller = takeController();
-    const handles: RunHandles = { controller, resolve, detach: undefined, aborted: false };
+    const handles = new RunHandles(resolve);
     this.current = run;
     this.handles = handles;
     followSignal(handles, run, external, this);
@@ -362,7 +359,7 @@ export class AgentRuntime extends MachineActor implements Agent, StagePort {
     const run = this.current;
     this.entered('failed');
     if (run !== undefined) {
-      if (this.handles !== undefined) abortRun(this.handles);
+      this.handles?.abort();
       run.error = `internal error: ${errorMessage(error)}`;
       this.finishRun(run, 'error');
     }

@@ -1,5 +1,6 @@
 import { ScriptError } from '../errors.js';
 import { ProviderError } from './provider-error.js';
+import { requestAborted } from './request-signal.js';
 import type {
   FinishReason,
   ModelRequest,
@@ -140,7 +141,7 @@ class Script implements ScriptedProvider {
       if (this.log === undefined) this.log = [copy];
       else this.log.push(copy);
       this.used++;
-      if (request.signal.aborted) throw new ProviderError('aborted', 'the model call was aborted');
+      if (requestAborted(request)) throw new ProviderError('aborted', 'the model call was aborted');
     } catch (error) {
       return Promise.reject(error);
     }
@@ -190,7 +191,7 @@ async function* streamTurn(pending: Promise<ScriptedReply>, request: ModelReques
   const text = typeof turn === 'string' ? turn : (turn.text ?? '');
   const end = cutAfter === undefined ? text.length : Math.min(cutAfter, text.length);
   for (let at = 0; at < end; at += chunkSize) {
-    if (request.signal.aborted) throw new ProviderError('aborted', 'the model call was aborted');
+    if (requestAborted(request)) throw new ProviderError('aborted', 'the model call was aborted');
     yield { type: 'text', text: text.slice(at, Math.min(at + chunkSize, end)) };
     // A turn of the event loop between chunks, as over a network: consumers see real streaming.
     await Promise.resolve();

@@ -1,6 +1,7 @@
 import { scriptedResponse, type ScriptedReply } from '../llm/scripted-provider.js';
 import type { ModelRequest, ModelResponse, Provider } from '../llm/types.js';
 import { ProviderError } from '../llm/provider-error.js';
+import { requestAborted } from '../llm/request-signal.js';
 import type { Brain, Perception } from './types.js';
 import { errorMessage } from '../errors.js';
 
@@ -12,7 +13,7 @@ import { errorMessage } from '../errors.js';
  */
 export function brainProvider(brain: Brain, perceive: (request: ModelRequest) => Perception, name = 'brain'): Provider {
   const completeNow = (request: ModelRequest): ModelResponse | Promise<ModelResponse> => {
-    if (request.signal.aborted) throw new ProviderError('aborted', 'the brain was asked after an abort');
+    if (requestAborted(request)) throw new ProviderError('aborted', 'the brain was asked after an abort');
     let turn: ReturnType<Brain>;
     try {
       turn = brain(perceive(request));

@@ -53,7 +53,7 @@ export function dispatchCalls(calls: readonly CallEntry[], options: DispatchOpti
  * failure, as `dispatchCalls` rejects.
  */
 export function dispatchCallsNow(calls: readonly CallEntry[], options: DispatchOptions): CallResult[] | Promise<CallResult[]> {
-  const scope = new StopScope(options.signal, options.abortFlag);
+  const scope = new StopScope(options);
   const concurrent = !options.sequential && calls.every(isReadOnly);
   const failure: { error?: { error: unknown } } = {};
   const dispatch: DispatchContext = {

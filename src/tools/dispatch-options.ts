@@ -31,6 +31,8 @@ export type DispatchOptions = {
   /**
    * A flag that turns true whenever `signal` aborts, kept by whoever aborts it (an agent's run):
    * read instead of `signal.aborted`, whose getter checks its receiver, between every two calls.
+   * Given it, `signal` is read only once something waits on it, so it may be a getter that makes
+   * the signal then.
    */
   abortFlag?: { readonly aborted: boolean };
   agent: string;

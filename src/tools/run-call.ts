@@ -362,6 +362,8 @@ class NestedDispatcher implements CallDispatcher {
       return await dispatch.dispatchNested(calls, {
         ...options,
         signal: this.#signal,
+        // The attempt's signal stops them (its timeout too), not only the agent's abort.
+        abortFlag: undefined,
         publish,
         limiter: undefined,
         toolLimiters: dispatch.toolLimiters,

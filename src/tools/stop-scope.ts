@@ -14,21 +14,22 @@ export class StopScope {
   /** Why the dispatch stopped; meaningful once `stopped` is true. */
   reason: unknown = undefined;
   stopped = false;
-  readonly #agentSignal: AbortSignal;
+  /** Holds the agent's signal, read only once it is needed: a getter may make it then. */
+  readonly #agent: { readonly signal: AbortSignal };
   /** Turns true with the agent's signal, and is cheaper to read (see `DispatchOptions.abortFlag`). */
   readonly #flag: { readonly aborted: boolean };
   #waiting: Set<Stoppable> | undefined;
   #onAgentAbort: (() => void) | undefined;
   #controller: AbortController | undefined;
 
-  constructor(agentSignal: AbortSignal, flag: { readonly aborted: boolean } = agentSignal) {
-    this.#agentSignal = agentSignal;
-    this.#flag = flag;
+  constructor(agent: { readonly signal: AbortSignal; readonly abortFlag?: { readonly aborted: boolean } | undefined }) {
+    this.#agent = agent;
+    this.#flag = agent.abortFlag ?? agent.signal;
   }
 
   /** Whether the dispatch is stopped, noticing an agent abort even when nothing is listening yet. */
   check(): boolean {
-    if (!this.stopped && this.#flag.aborted) this.stop(this.#agentSignal.reason);
+    if (!this.stopped && this.#flag.aborted) this.stop(this.#agent.signal.reason);
     return this.stopped;
   }
 
@@ -71,13 +72,13 @@ export class StopScope {
   /** Removes the listener from the agent's signal; call once the dispatch has settled. */
   close(): void {
     if (this.#onAgentAbort === undefined) return;
-    this.#agentSignal.removeEventListener('abort', this.#onAgentAbort);
+    this.#agent.signal.removeEventListener('abort', this.#onAgentAbort);
     this.#onAgentAbort = undefined;
   }
 
   #listen(): void {
     if (this.#onAgentAbort !== undefined) return;
-    this.#onAgentAbort = () => this.stop(this.#agentSignal.reason);
-    this.#agentSignal.addEventListener('abort', this.#onAgentAbort, { once: true });
+    this.#onAgentAbort = () => this.stop(this.#agent.signal.reason);
+    this.#agent.signal.addEventListener('abort', this.#onAgentAbort, { once: true });
   }
 }

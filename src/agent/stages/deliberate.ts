@@ -1,6 +1,7 @@
 import type { TroupeEvents } from '../../bus/events.js';
 import { errorMessage } from '../../errors.js';
 import type { ChatMessage, ModelRequest, ModelResponse } from '../../llm/types.js';
+import { RunRequest, type SignalSource } from '../../llm/request-signal.js';
 import type { AgentConfig } from '../agent-config.js';
 import { addUsage, chargeAll, ONE_MODEL_CALL, usageSpend, type SharedVerdict } from '../budget.js';
 import { pricedUsage } from '../../llm/prices.js';
@@ -97,7 +98,7 @@ function askModel(run: RunState, config: AgentConfig, port: StagePort, messages:
 /** Sends the request the run has asked (a run continued in `deliberating` after its `llm.request` starts here). */
 export function sendRequest(run: RunState, config: AgentConfig, port: StagePort): void {
   const { provider } = config;
-  const request = modelRequest(run, config, port.signal);
+  const request = modelRequest(run, config, port.abortFlag);
   if (config.stream && provider.stream !== undefined) {
     const xml = config.protocol === 'xml' ? parseOptionsFor(run, config, undefined) : undefined;
     port.wait(streamModel(provider, request, config.modelRetry, port.publisher, xml, port), streamedReply, modelFailed);
@@ -116,7 +117,7 @@ export function sendRequest(run: RunState, config: AgentConfig, port: StagePort)
 
 /** The first attempt threw or rejected: the retries go on from here, with the request the run asked (made again, the same). */
 function firstAttemptFailed(thrown: unknown, run: RunState, config: AgentConfig, port: StagePort): undefined {
-  const request = modelRequest(run, config, port.signal);
+  const request = modelRequest(run, config, port.abortFlag);
   port.wait(retryModel(config.provider, request, config.modelRetry, port.publisher, thrown, port), responded, modelFailed);
   return undefined;
 }
@@ -127,8 +128,8 @@ function streamedReply(streamed: StreamedReply, run: RunState, config: AgentConf
 }
 
 /** The request for the round the run has asked. */
-function modelRequest(run: RunState, config: AgentConfig, signal: AbortSignal): ModelRequest {
-  const request: ModelRequest = { messages: run.askedMessages ?? run.messages, signal, round: run.round, agent: config.name };
+function modelRequest(run: RunState, config: AgentConfig, source: SignalSource): ModelRequest {
+  const request: ModelRequest = new RunRequest(run.askedMessages ?? run.messages, source, run.round, config.name);
   if (config.protocol === 'native' && config.toolSpecs !== undefined) {
     // The nudge still declares the tools (providers refuse a history of calls to undeclared
     // tools) but forbids calling them.

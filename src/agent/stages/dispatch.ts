@@ -1,4 +1,5 @@
 import { errorMessage } from '../../errors.js';
+import type { SignalSource } from '../../llm/request-signal.js';
 import { dispatchCallsNow, type CallResult, type DispatchOptions } from '../../tools/dispatch-calls.js';
 import type { AgentConfig } from '../agent-config.js';
 import { roundCalls, type RoundCall, type RunState } from '../run/run-state.js';
@@ -26,20 +27,17 @@ export function callsToRun(run: RunState): RoundCall[] {
 /** Dispatches `runnable` and records each call's result on it (a run continued mid-dispatch starts here). */
 export function runCalls(run: RunState, config: AgentConfig, port: StagePort, runnable: RoundCall[]): void {
   const { limiter, toolLimiters } = port.limiters();
-  const options: DispatchOptions = {
-    signal: port.signal,
-    abortFlag: port.abortFlag,
-    agent: config.name,
-    publish: port.publisher,
-    limiter,
-    toolLimiters,
-    // An approval-gated call makes the whole round run in the model's order.
-    sequential: anyGated(roundCalls(run)),
-    defaultTimeoutMs: config.toolTimeoutMs,
-    // Durations on the bus clock: a run with an injected clock gives the same events every time.
-    clock: config.bus.clock,
-    bus: config.bus,
-  };
+  const options = new RunDispatchOptions(port.abortFlag);
+  options.agent = config.name;
+  options.publish = port.publisher;
+  options.limiter = limiter;
+  options.toolLimiters = toolLimiters;
+  // An approval-gated call makes the whole round run in the model's order.
+  options.sequential = anyGated(roundCalls(run));
+  options.defaultTimeoutMs = config.toolTimeoutMs;
+  // Durations on the bus clock: a run with an injected clock gives the same events every time.
+  options.clock = config.bus.clock;
+  options.bus = config.bus;
   if (config.scene !== undefined) options.scene = config.scene;
   if (config.log !== undefined) options.assertRecorded = config.log.assertRecorded;
   if (config.journal !== undefined) options.journal = config.journal;
@@ -73,4 +71,30 @@ function anyGated(calls: readonly RoundCall[]): boolean {
 function dispatchFailed(error: unknown, run: RunState): StageEvent {
   run.error = `dispatch failed: ${errorMessage(error)}`;
   return 'dispatch.failed';
+}
+
+/**
+ * A run's dispatch options. `signal` is the run's, made only if something waits on it: tools that
+ * answer at once never do (a getter on the class, since a getter in an object literal costs more
+ * than the dispatch it serves).
+ */
+class RunDispatchOptions implements DispatchOptions {
+  declare agent: string;
+  declare publish: DispatchOptions['publish'];
+  declare limiter: DispatchOptions['limiter'];
+  declare toolLimiters: DispatchOptions['toolLimiters'];
+  declare sequential: boolean;
+  declare defaultTimeoutMs: DispatchOptions['defaultTimeoutMs'];
+  declare clock: DispatchOptions['clock'];
+  declare bus: DispatchOptions['bus'];
+  declare scene?: string;
+  declare assertRecorded?: DispatchOptions['assertRecorded'];
+  declare journal?: DispatchOptions['journal'];
+  declare engine?: DispatchOptions['engine'];
+
+  constructor(readonly abortFlag: SignalSource) {}
+
+  get signal(): AbortSignal {
+    return this.abortFlag.signal();
+  }
 }

@@ -1,3 +1,4 @@
+import type { SignalSource } from '../../llm/request-signal.js';
 import type { LimitFunction } from 'p-limit';
 import type { AgentMachineEvent, AgentStateName } from '../../../machines/agent.machine.js';
 import type { Publish } from '../../bus/bus.js';
@@ -44,8 +45,11 @@ export type StagePort = {
   readonly signal: AbortSignal;
   /** Whether the current run was aborted: `signal.aborted`, without reading the signal (see `RunHandles`). */
   readonly aborted: boolean;
-  /** The current run's `aborted` as a flag that stays with that run, for work that may outlive it. */
-  readonly abortFlag: { readonly aborted: boolean };
+  /**
+   * The current run's abort, kept with that run for work that may outlive it: `aborted` without
+   * making the signal, and `signal()`, which makes it on first use (see `RunHandles`).
+   */
+  readonly abortFlag: SignalSource;
   /** The bus clock: event times and durations. */
   now(): number;
   /** The agent's seeded generator: uniform in [0, 1). The port itself is handed on as a source of randomness. */

@@ -1,0 +1,47 @@
+import type { ModelRequest } from './types.js';
+
+/** Where a signal comes from when it is made on first use: an agent's run. */
+export type SignalSource = {
+  /** Whether the signal is aborted (or would be, once made). */
+  readonly aborted: boolean;
+  /** The signal, made on the first call. */
+  signal(): AbortSignal;
+};
+
+/**
+ * A model request whose `signal` is made when something reads it. `signal` is an own enumerable
+ * getter, so `{ ...request }` still carries it. In Node 20 an AbortSignal costs microseconds to
+ * make, and a scripted brain, which answers from a function, never needs one.
+ */
+export class RunRequest implements ModelRequest {
+  declare messages: ModelRequest['messages'];
+  declare round: number;
+  declare agent: string;
+  declare readonly signal: AbortSignal;
+  readonly #source: SignalSource;
+
+  // One descriptor for every request: a getter defined once, not a closure per request.
+  static readonly #signalProperty: PropertyDescriptor = {
+    get(this: RunRequest): AbortSignal {
+      return this.#source.signal();
+    },
+    enumerable: true,
+    configurable: true,
+  };
+
+  constructor(messages: ModelRequest['messages'], source: SignalSource, round: number, agent: string) {
+    this.#source = source;
+    this.messages = messages;
+    Object.defineProperty(this, 'signal', RunRequest.#signalProperty);
+    this.round = round;
+    this.agent = agent;
+  }
+
+  /** Whether `request`'s call was aborted, without making a signal that was not made yet. */
+  static aborted(request: ModelRequest): boolean {
+    return #source in request ? request.#source.aborted : request.signal.aborted;
+  }
+}
+
+/** Whether the request's call was aborted; for a run's request, without making its signal. */
+export const requestAborted: (request: ModelRequest) => boolean = RunRequest.aborted;
