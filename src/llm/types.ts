@@ -60,6 +60,10 @@ export type ModelRequest = {
   stop?: readonly string[];
   temperature?: number;
   maxTokens?: number;
+  /**
+   * Aborts with the run. An agent's request makes it on first read (an own enumerable getter, so a
+   * spread keeps it): a provider that never looks at it costs no AbortSignal.
+   */
   signal: AbortSignal;
   /** 1-based deliberation number within the run. */
   round: number;
