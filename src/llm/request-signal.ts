@@ -37,6 +37,20 @@ export class RunRequest implements ModelRequest {
     this.agent = agent;
   }
 
+  /**
+   * A copy of `request` with other messages: what a spread would make, except that a run's
+   * request stays one, its signal still made on first read.
+   */
+  static withMessages(request: ModelRequest, messages: ModelRequest['messages']): ModelRequest {
+    if (!(#source in request)) return { ...request, messages };
+    const copy = new RunRequest(messages, request.#source, request.round, request.agent);
+    const from = request as unknown as Record<string, unknown>;
+    const to = copy as unknown as Record<string, unknown>;
+    // The optional fields (tools, stop, …); `Object.keys` reads no getter.
+    for (const key of Object.keys(request)) if (!(key in copy)) to[key] = from[key];
+    return copy;
+  }
+
   /** Whether `request`'s call was aborted, without making a signal that was not made yet. */
   static aborted(request: ModelRequest): boolean {
     return #source in request ? request.#source.aborted : request.signal.aborted;
@@ -45,3 +59,6 @@ export class RunRequest implements ModelRequest {
 
 /** Whether the request's call was aborted; for a run's request, without making its signal. */
 export const requestAborted: (request: ModelRequest) => boolean = RunRequest.aborted;
+
+/** A copy of the request with other messages; a run's request keeps its signal unmade. */
+export const withMessages: (request: ModelRequest, messages: ModelRequest['messages']) => ModelRequest = RunRequest.withMessages;

@@ -1,6 +1,6 @@
 import { ScriptError } from '../errors.js';
 import { ProviderError } from './provider-error.js';
-import { requestAborted } from './request-signal.js';
+import { requestAborted, withMessages } from './request-signal.js';
 import type {
   FinishReason,
   ModelRequest,
@@ -137,7 +137,7 @@ class Script implements ScriptedProvider {
   private take(request: ModelRequest): Promise<ScriptedReply> {
     try {
       // The agent keeps appending to its history: keep the conversation as it was at this call.
-      const copy = { ...request, messages: [...request.messages] };
+      const copy = withMessages(request, [...request.messages]);
       if (this.log === undefined) this.log = [copy];
       else this.log.push(copy);
       this.used++;

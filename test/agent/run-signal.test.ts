@@ -85,6 +85,20 @@ describe("a run's abort signal", () => {
     await expect(running).resolves.toMatchObject({ reason: 'aborted' });
   });
 
+  it('is not made by a scripted provider that records the request; the record still gives it', async () => {
+    counting();
+    const provider = scriptedProvider(['Done.']);
+    const { agent } = testAgent({ provider });
+    await agent.run('hi');
+    expect(made).toBe(0);
+    const [request] = provider.requests;
+    // The record is the request as it was: its fields, the stop sequence included, and its signal.
+    expect(request).toMatchObject({ round: 1, agent: agent.name, stop: ['</ACTION>'] });
+    expect(request!.messages.at(-1)).toMatchObject({ role: 'user', content: 'hi' });
+    expect(request!.signal).toBeInstanceOf(AbortSignal);
+    expect(request!.signal.aborted).toBe(false);
+  });
+
   it('reaches a tool that waits on it, though the dispatch made none for the tools that answered at once', async () => {
     const started = deferred();
     const seen: AbortSignal[] = [];
