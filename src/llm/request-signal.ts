@@ -1,3 +1,4 @@
+import { ownGetter } from '../own-getter.js';
 import type { ModelRequest } from './types.js';
 
 /** Where a signal comes from when it is made on first use: an agent's run. */
@@ -9,8 +10,8 @@ export type SignalSource = {
 };
 
 /**
- * A model request whose `signal` is made when something reads it. `signal` is an own enumerable
- * getter, so `{ ...request }` still carries it. In Node 20 an AbortSignal costs microseconds to
+ * A model request whose `signal` is made when something reads it (an own getter, see
+ * `ownGetter`: `{ ...request }` still carries it). In Node 20 an AbortSignal costs microseconds to
  * make, and a scripted brain, which answers from a function, never needs one.
  */
 export class RunRequest implements ModelRequest {
@@ -20,14 +21,7 @@ export class RunRequest implements ModelRequest {
   declare readonly signal: AbortSignal;
   readonly #source: SignalSource;
 
-  // One descriptor for every request: a getter defined once, not a closure per request.
-  static readonly #signalProperty: PropertyDescriptor = {
-    get(this: RunRequest): AbortSignal {
-      return this.#source.signal();
-    },
-    enumerable: true,
-    configurable: true,
-  };
+  static readonly #signalProperty = ownGetter((request: RunRequest) => request.#source.signal());
 
   constructor(messages: ModelRequest['messages'], source: SignalSource, round: number, agent: string) {
     this.#source = source;

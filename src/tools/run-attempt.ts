@@ -1,3 +1,4 @@
+import { ownGetter } from '../own-getter.js';
 import type { Args } from '../protocol/types.js';
 import { classifyError } from './classify-error.js';
 import type { DispatchStats } from './dispatch-stats.js';
@@ -240,14 +241,7 @@ class AttemptContext implements ToolContext {
   declare readonly signal: AbortSignal;
   readonly #owner: Attempt;
 
-  // One descriptor for every context: a getter defined once, not a closure per call.
-  static readonly #signalProperty: PropertyDescriptor = {
-    get(this: AttemptContext): AbortSignal {
-      return this.#owner.signal();
-    },
-    enumerable: true,
-    configurable: true,
-  };
+  static readonly #signalProperty = ownGetter((context: AttemptContext) => context.#owner.signal());
 
   constructor(owner: Attempt, context: Omit<ToolContext, 'signal' | 'dispatcher'>) {
     this.#owner = owner;

@@ -1,8 +1,8 @@
 import type { LimitFunction } from 'p-limit';
 import type { AgentMachineEvent, AgentStateName } from '../../../machines/agent.machine.js';
 import type { Publish } from '../../bus/bus.js';
-import type { SignalSource } from '../../llm/request-signal.js';
 import type { Envelope, EventType, TroupeEvents } from '../../bus/events.js';
+import type { SignalSource } from '../../llm/request-signal.js';
 import type { ToolLimiters } from '../../tools/acquire-slot.js';
 import type { AgentConfig } from '../agent-config.js';
 import type { RunState } from '../run/run-state.js';
